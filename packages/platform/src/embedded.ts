@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+
+import type { Logger } from 'pino';
+
+import type { Bus } from './bus/bus.ts';
+import { type CheckpointStore, SqliteCheckpointStore } from './bus/checkpoint-store.ts';
+import { LogBus } from './bus/log-bus.ts';
+import { SqliteEventStore } from './event-store/sqlite-event-store.ts';
+import { openDatabase } from './sqlite/database.ts';
+import { type LeaseStore, SqliteLeaseStore } from './timers/leases.ts';
+import { SqliteViewStore } from './views/sqlite-view-store.ts';
+import type { ViewStore } from './views/view-store.ts';
+
+/** The embedded adapters of every port, on one SQLite database. */
+export interface EmbeddedPlatform {
+  db: DatabaseSync;
+  store: SqliteEventStore;
+  bus: Bus;
+  checkpoints: CheckpointStore;
+  views: ViewStore;
+  leases: LeaseStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the embedded platform in `dataDir` (file `stamp.db`), or in memory when `dataDir` is
+ * `:memory:` (tests).
+ */
+export function openEmbeddedPlatform(options: {
+  dataDir: string;
+  logger: Logger;
+  synchronous?: 'NORMAL' | 'FULL';
+  pollMs?: number;
+}): EmbeddedPlatform {
+  const path = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'stamp.db');
+  const db = openDatabase(path, { synchronous: options.synchronous });
+  const store = new SqliteEventStore(db);
+  const checkpoints = new SqliteCheckpointStore(db);
+  const views = new SqliteViewStore(db);
+  const leases = new SqliteLeaseStore(db);
+  const bus = new LogBus({ store, checkpoints, logger: options.logger, pollMs: options.pollMs });
+  return {
+    db,
+    store,
+    bus,
+    checkpoints,
+    views,
+    leases,
+    async close() {
+      await store.close();
+      await views.close();
+      db.close();
+    },
+  };
+}

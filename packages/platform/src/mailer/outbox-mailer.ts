@@ -1,0 +1,62 @@
+import nodemailer from 'nodemailer';
+
+import type { ViewStore } from '../views/view-store.ts';
+import { toNodemailer } from './compose.ts';
+import type { DeliveryReceipt, Mailer, OutgoingMessage } from './mailer.ts';
+
+/** Name of the view collection that holds captured messages. */
+export const OUTBOX_COLLECTION = 'outbox';
+
+/** A message captured by the local outbox. */
+export interface OutboxDocument {
+  /** The email id. */
+  _id: string;
+  projectId: string;
+  from: string;
+  to: string;
+  subject: string;
+  /** The whole RFC 5322 message, DKIM-signed when a key was given. */
+  raw: string;
+  /** ISO 8601 capture time. */
+  capturedAt: string;
+  [field: string]: unknown;
+}
+
+/**
+ * The local capture outbox: builds the exact MIME message (same composer and DKIM signing as
+ * SMTP) and stores it in the `outbox` view instead of sending it. Used when no relay is set,
+ * and always for the sandbox sender.
+ */
+export class OutboxMailer implements Mailer {
+  private readonly views: ViewStore;
+  private readonly projectOf: (message: OutgoingMessage) => string;
+  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+
+  constructor(views: ViewStore, projectOf: (message: OutgoingMessage) => string) {
+    this.views = views;
+    this.projectOf = projectOf;
+  }
+
+  async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
+    const info = await this.composer.sendMail(toNodemailer(message));
+    const raw = Buffer.isBuffer(info.message) ? info.message.toString('utf8') : '';
+    await this.views.collection<OutboxDocument>(OUTBOX_COLLECTION).replaceOne(
+      { _id: message.emailId },
+      {
+        _id: message.emailId,
+        projectId: this.projectOf(message),
+        from: message.from.address,
+        to: message.to.address,
+        subject: message.subject,
+        raw,
+        capturedAt: new Date().toISOString(),
+      },
+      { upsert: true },
+    );
+    return { messageId: info.messageId, response: '250 captured in the local outbox' };
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

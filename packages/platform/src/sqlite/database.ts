@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/** Options for {@link openDatabase}. */
+export interface DatabaseOptions {
+  /**
+   * `synchronous` pragma. `NORMAL` (default) keeps every committed write across a process crash
+   * (`kill -9`) in WAL mode; `FULL` also survives power loss at the cost of an fsync per commit.
+   */
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+/**
+ * Opens (creating if needed) the embedded SQLite database at `path` (`:memory:` for tests) in WAL
+ * mode. One database file holds the event log, checkpoints, leases and the embedded views.
+ */
+export function openDatabase(path: string, options: DatabaseOptions = {}): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec(`PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
+    PRAGMA busy_timeout = 5000;
+    PRAGMA temp_store = MEMORY;
+    PRAGMA cache_size = -65536;`);
+  return db;
+}
+
+/**
+ * Runs `work` inside `BEGIN IMMEDIATE … COMMIT`, rolling back when it throws. `work` must be
+ * synchronous: node:sqlite is, and no other statement can interleave with the transaction.
+ */
+export function transaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+
+import type { Logger } from 'pino';
+
+import {
+  DuplicateEventError,
+  type EventStore,
+  type NewEvent,
+  WrongExpectedRevisionError,
+} from '../event-store/event-store.ts';
+import type { ViewStore } from '../views/view-store.ts';
+import type { LeaseStore } from './leases.ts';
+
+/** Name of the view collection that holds pending timers. */
+export const TIMERS_COLLECTION = 'timers';
+
+/**
+ * A durable timer (architecture brief, "Timers and leases"): recorded by a domain event, written
+ * to the `timers` view by that domain's projection, and fired by appending `event` to `streamId`
+ * with the timer id as the event id, so a second firing changes nothing.
+ */
+export interface TimerDocument {
+  /** Timer id; becomes the fired event's id. */
+  _id: string;
+  /** Due time, epoch ms. */
+  dueAt: number;
+  streamId: string;
+  event: Omit<NewEvent, 'id'>;
+  [field: string]: unknown;
+}
+
+/** Options of {@link TimerScheduler}. */
+export interface TimerSchedulerOptions {
+  store: EventStore;
+  views: ViewStore;
+  leases: LeaseStore;
+  logger: Logger;
+  /** How often due timers are looked for, ms; default 200. */
+  intervalMs?: number;
+}
+
+/**
+ * Fires due timers while holding the `timer-scheduler` lease. A fired timer is removed from the
+ * view by the scheduler; a duplicate append (another scheduler won) is treated as fired.
+ */
+export class TimerScheduler {
+  private readonly options: TimerSchedulerOptions;
+  private readonly owner = randomUUID();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(options: TimerSchedulerOptions) {
+    this.options = options;
+  }
+
+  start(): void {
+    const interval = this.options.intervalMs ?? 200;
+    this.timer = setInterval(() => {
+      this.running ??= this.tick()
+        .then(() => undefined)
+        .finally(() => {
+          this.running = undefined;
+        });
+    }, interval);
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    this.options.leases.release('timer-scheduler', this.owner);
+  }
+
+  /** Fires every timer due at `now` (epoch ms); returns how many were fired. */
+  async tick(now = Date.now()): Promise<number> {
+    const { store, views, leases, logger } = this.options;
+    if (!leases.acquire('timer-scheduler', this.owner, 10_000)) return 0;
+    const timers = views.collection<TimerDocument>(TIMERS_COLLECTION);
+    const due = await timers.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit: 500 });
+    for (const timer of due) {
+      try {
+        await store.append([
+          {
+            streamId: timer.streamId,
+            expectedRevision: 'any',
+            events: [{ ...timer.event, id: timer._id }],
+          },
+        ]);
+      } catch (error) {
+        if (!(
+          error instanceof DuplicateEventError || error instanceof WrongExpectedRevisionError
+        )) {
+          logger.error({ err: error, timerId: timer._id }, 'timer could not fire');
+          continue;
+        }
+      }
+      await timers.deleteOne({ _id: timer._id });
+    }
+    return due.length;
+  }
+}

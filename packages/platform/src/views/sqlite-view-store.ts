@@ -1,0 +1,365 @@
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+import { aggregate, Query } from 'mingo';
+import { update as applyUpdate } from 'mingo/updater';
+import type { AnyObject } from 'mingo/types';
+
+import {
+  type BulkOperation,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexKeys,
+  type Update,
+  type UpdateResult,
+  type ViewCollection,
+  type ViewDocument,
+  type ViewStore,
+} from './view-store.ts';
+
+interface Index {
+  fields: string[];
+  unique: boolean;
+  entries: Map<string, Set<string>>;
+}
+
+const scalar = (value: unknown): boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+function fieldValue(document: Record<string, unknown>, path: string): unknown {
+  let current: unknown = document;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+function indexKey(index: Index, document: Record<string, unknown>): string | undefined {
+  const values = index.fields.map((field) => fieldValue(document, field));
+  if (index.unique && values.some((value) => value === undefined || value === null)) {
+    return undefined;
+  }
+  return JSON.stringify(values);
+}
+
+/**
+ * Embedded view store: every collection is held in memory (a Map by `_id`, loaded from SQLite on
+ * first use) and written through to the `view_documents` table, so views survive restarts.
+ * Queries use mingo (MongoDB query semantics); equality filters on indexed fields are answered
+ * from in-memory hash indexes instead of a scan.
+ */
+export class SqliteViewStore implements ViewStore {
+  private readonly db: DatabaseSync;
+  private readonly collections = new Map<string, SqliteViewCollection>();
+  readonly statements: { load: StatementSync; put: StatementSync; remove: StatementSync };
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+    db.exec(`CREATE TABLE IF NOT EXISTS view_documents (
+      collection TEXT NOT NULL, id TEXT NOT NULL, document TEXT NOT NULL,
+      PRIMARY KEY (collection, id)) WITHOUT ROWID`);
+    this.statements = {
+      load: db.prepare('SELECT document FROM view_documents WHERE collection = ?'),
+      put: db.prepare(
+        'INSERT OR REPLACE INTO view_documents (collection, id, document) VALUES (?, ?, ?)',
+      ),
+      remove: db.prepare('DELETE FROM view_documents WHERE collection = ? AND id = ?'),
+    };
+  }
+
+  collection<T extends ViewDocument = ViewDocument>(name: string): ViewCollection<T> {
+    let collection = this.collections.get(name);
+    if (collection === undefined) {
+      collection = new SqliteViewCollection(name, this);
+      this.collections.set(name, collection);
+    }
+    return collection as unknown as ViewCollection<T>;
+  }
+
+  drop(name: string): Promise<void> {
+    this.db.prepare('DELETE FROM view_documents WHERE collection = ?').run(name);
+    this.collections.get(name)?.clear();
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+class SqliteViewCollection implements ViewCollection {
+  private readonly name: string;
+  private readonly store: SqliteViewStore;
+  private readonly documents = new Map<string, ViewDocument>();
+  private readonly indexes: Index[] = [];
+
+  constructor(name: string, store: SqliteViewStore) {
+    this.name = name;
+    this.store = store;
+    for (const row of store.statements.load.iterate(name)) {
+      const document = JSON.parse((row as { document: string }).document) as ViewDocument;
+      this.documents.set(document._id, document);
+    }
+  }
+
+  clear(): void {
+    this.documents.clear();
+    for (const index of this.indexes) index.entries.clear();
+  }
+
+  /** Candidates for `filter`: from an index whose fields all have equality values, else all. */
+  private candidates(filter: Filter): Iterable<ViewDocument> {
+    const id = filter._id;
+    if (scalar(id)) {
+      const document = this.documents.get(String(id));
+      return document === undefined ? [] : [document];
+    }
+    let best: Set<string> | undefined;
+    for (const index of this.indexes) {
+      if (!index.fields.every((field) => scalar(filter[field]))) continue;
+      const key = JSON.stringify(index.fields.map((field) => filter[field]));
+      const ids = index.entries.get(key) ?? new Set<string>();
+      if (best === undefined || ids.size < best.size) best = ids;
+    }
+    if (best === undefined) return this.documents.values();
+    const found: ViewDocument[] = [];
+    for (const documentId of best) {
+      const document = this.documents.get(documentId);
+      if (document !== undefined) found.push(document);
+    }
+    return found;
+  }
+
+  private matching(filter: Filter): ViewDocument[] {
+    const query = new Query(filter, {});
+    const result: ViewDocument[] = [];
+    for (const document of this.candidates(filter)) {
+      if (query.test(document)) result.push(document);
+    }
+    return result;
+  }
+
+  private checkUnique(document: ViewDocument): void {
+    for (const index of this.indexes) {
+      if (!index.unique) continue;
+      const key = indexKey(index, document);
+      const holders = key === undefined ? undefined : index.entries.get(key);
+      if (key === undefined || holders === undefined) continue;
+      for (const holder of holders) {
+        if (holder !== document._id) throw new DuplicateKeyError(this.name, key);
+      }
+    }
+  }
+
+  private unindex(document: ViewDocument): void {
+    for (const index of this.indexes) {
+      const key = indexKey(index, document);
+      if (key === undefined) continue;
+      const holders = index.entries.get(key);
+      holders?.delete(document._id);
+      if (holders?.size === 0) index.entries.delete(key);
+    }
+  }
+
+  private index(document: ViewDocument): void {
+    for (const index of this.indexes) {
+      const key = indexKey(index, document);
+      if (key === undefined) continue;
+      let holders = index.entries.get(key);
+      if (holders === undefined) {
+        holders = new Set();
+        index.entries.set(key, holders);
+      }
+      holders.add(document._id);
+    }
+  }
+
+  /** Stores `document` (replacing `previous`), in memory and on disk. */
+  private put(document: ViewDocument, previous: ViewDocument | undefined): void {
+    this.checkUnique(document);
+    if (previous !== undefined) this.unindex(previous);
+    this.documents.set(document._id, document);
+    this.index(document);
+    this.store.statements.put.run(this.name, document._id, JSON.stringify(document));
+  }
+
+  private remove(document: ViewDocument): void {
+    this.unindex(document);
+    this.documents.delete(document._id);
+    this.store.statements.remove.run(this.name, document._id);
+  }
+
+  findOne(filter: Filter): Promise<ViewDocument | null> {
+    const query = new Query(filter, {});
+    for (const document of this.candidates(filter)) {
+      if (query.test(document)) return Promise.resolve(structuredClone(document));
+    }
+    return Promise.resolve(null);
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<ViewDocument[]> {
+    let documents = this.matching(filter);
+    if (options.sort !== undefined) {
+      documents = new Query({}, {}).find<ViewDocument>(documents).sort(options.sort).all();
+    }
+    const start = options.skip ?? 0;
+    const end =
+      options.limit === undefined || options.limit === 0 ? undefined : start + options.limit;
+    return Promise.resolve(
+      documents.slice(start, end).map((document) => structuredClone(document)),
+    );
+  }
+
+  countDocuments(filter: Filter): Promise<number> {
+    if (Object.keys(filter).length === 0) return Promise.resolve(this.documents.size);
+    return Promise.resolve(this.matching(filter).length);
+  }
+
+  async insertOne(document: ViewDocument): Promise<void> {
+    if (this.documents.has(document._id)) throw new DuplicateKeyError(this.name, document._id);
+    this.put(structuredClone(document), undefined);
+  }
+
+  private updateSync(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
+    const targets = this.matching(filter);
+    const selected = many ? targets : targets.slice(0, 1);
+    const { $setOnInsert, ...modifier } = update;
+    let modifiedCount = 0;
+    for (const target of selected) {
+      const next = structuredClone(target);
+      const changed = applyUpdate(next, modifier as AnyObject, [], undefined, {
+        cloneMode: 'deep',
+      });
+      if (changed.length > 0) {
+        this.put(next, target);
+        modifiedCount += 1;
+      }
+    }
+    if (selected.length > 0 || !upsert) {
+      return { matchedCount: selected.length, modifiedCount };
+    }
+    const created: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(filter)) {
+      if (!field.startsWith('$') && !field.includes('.') && (scalar(value) || value === null)) {
+        created[field] = value;
+      }
+    }
+    applyUpdate(
+      created,
+      { ...modifier, $set: { ...modifier.$set, ...$setOnInsert } },
+      [],
+      undefined,
+      {
+        cloneMode: 'deep',
+      },
+    );
+    if (typeof created._id !== 'string') {
+      throw new Error(`upsert into ${this.name} needs a string _id in the filter or update`);
+    }
+    const document = created as ViewDocument;
+    if (this.documents.has(document._id)) throw new DuplicateKeyError(this.name, document._id);
+    this.put(document, undefined);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: document._id };
+  }
+
+  async updateOne(
+    filter: Filter,
+    update: Update,
+    options: { upsert?: boolean } = {},
+  ): Promise<UpdateResult> {
+    return this.updateSync(filter, update, options.upsert ?? false, false);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    return this.updateSync(filter, update, false, true);
+  }
+
+  private replaceSync(filter: Filter, replacement: ViewDocument, upsert: boolean): UpdateResult {
+    const target = this.matching(filter)[0];
+    if (target === undefined && !upsert) return { matchedCount: 0, modifiedCount: 0 };
+    const next = structuredClone({ ...replacement, _id: target?._id ?? replacement._id });
+    if (target === undefined && this.documents.has(next._id)) {
+      throw new DuplicateKeyError(this.name, next._id);
+    }
+    this.put(next, target);
+    return target === undefined
+      ? { matchedCount: 0, modifiedCount: 0, upsertedId: next._id }
+      : { matchedCount: 1, modifiedCount: 1 };
+  }
+
+  async replaceOne(
+    filter: Filter,
+    replacement: ViewDocument,
+    options: { upsert?: boolean } = {},
+  ): Promise<UpdateResult> {
+    return this.replaceSync(filter, replacement, options.upsert ?? false);
+  }
+
+  deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    const target = this.matching(filter)[0];
+    if (target !== undefined) this.remove(target);
+    return Promise.resolve({ deletedCount: target === undefined ? 0 : 1 });
+  }
+
+  deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
+    const targets = this.matching(filter);
+    for (const target of targets) this.remove(target);
+    return Promise.resolve({ deletedCount: targets.length });
+  }
+
+  bulkWrite(operations: readonly BulkOperation[]): Promise<void> {
+    const failures: Error[] = [];
+    for (const operation of operations) {
+      try {
+        if ('updateOne' in operation) {
+          const { filter, update, upsert } = operation.updateOne;
+          this.updateSync(filter, update, upsert ?? false, false);
+        } else if ('replaceOne' in operation) {
+          const { filter, replacement, upsert } = operation.replaceOne;
+          this.replaceSync(filter, replacement, upsert ?? false);
+        } else {
+          const target = this.matching(operation.deleteOne.filter)[0];
+          if (target !== undefined) this.remove(target);
+        }
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) failures.push(error as Error);
+      }
+    }
+    const failure = failures[0];
+    return failure === undefined ? Promise.resolve() : Promise.reject(failure);
+  }
+
+  aggregate<R>(pipeline: readonly Record<string, unknown>[]): Promise<R[]> {
+    const [first, ...rest] = pipeline;
+    let source: ViewDocument[] = [...this.documents.values()];
+    let stages = pipeline;
+    if (first !== undefined && '$match' in first) {
+      source = this.matching(first.$match as Filter);
+      stages = rest;
+    }
+    return Promise.resolve(aggregate(source, [...stages] as AnyObject[], {}) as R[]);
+  }
+
+  createIndex(keys: IndexKeys, options: { unique?: boolean } = {}): Promise<void> {
+    const fields = Object.keys(keys);
+    const unique = options.unique ?? false;
+    const exists = this.indexes.some(
+      (index) => index.unique === unique && index.fields.join() === fields.join(),
+    );
+    if (exists) return Promise.resolve();
+    const index: Index = { fields, unique, entries: new Map() };
+    this.indexes.push(index);
+    for (const document of this.documents.values()) {
+      const key = indexKey(index, document);
+      if (key === undefined) continue;
+      let holders = index.entries.get(key);
+      if (holders === undefined) {
+        holders = new Set();
+        index.entries.set(key, holders);
+      }
+      holders.add(document._id);
+    }
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,127 @@
+import { DuplicateKeyError, type ViewStore } from './view-store.ts';
+
+/** Contract suite of the ViewStore port (MongoDB semantics); `make` returns an empty store. */
+export function viewStoreContract(name: string, make: () => Promise<ViewStore>): void {
+  describe(`ViewStore contract: ${name}`, () => {
+    let views: ViewStore;
+    beforeEach(async () => {
+      views = await make();
+    });
+    afterEach(async () => {
+      await views.close();
+    });
+
+    it('inserts, finds with filter/sort/skip/limit and counts', async () => {
+      const people = views.collection('people');
+      await people.createIndex({ projectId: 1, email: 1 }, { unique: true });
+      for (const [index, email] of ['c@x.io', 'a@x.io', 'b@y.io'].entries()) {
+        await people.insertOne({ _id: `p${index}`, projectId: 'p1', email, n: index });
+      }
+      await people.insertOne({ _id: 'q', projectId: 'p2', email: 'a@x.io', n: 9 });
+      const found = await people.find(
+        { projectId: 'p1', email: { $regex: 'x\\.io$' } },
+        { sort: { email: 1 } },
+      );
+      expect(found.map((doc) => doc.email)).toEqual(['a@x.io', 'c@x.io']);
+      const page = await people.find({ projectId: 'p1' }, { sort: { n: -1 }, skip: 1, limit: 1 });
+      expect(page.map((doc) => doc._id)).toEqual(['p1']);
+      expect(await people.countDocuments({ projectId: 'p1' })).toBe(3);
+      expect(await people.findOne({ projectId: 'p2', email: 'a@x.io' })).toMatchObject({
+        _id: 'q',
+      });
+      await expect(
+        people.insertOne({ _id: 'p0', projectId: 'z', email: 'z' }),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      await expect(
+        people.insertOne({ _id: 'dup', projectId: 'p1', email: 'a@x.io' }),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+    });
+
+    it('updates with operators, upserts, and guards by revision', async () => {
+      const contacts = views.collection('contacts');
+      await contacts.updateOne(
+        { _id: 'c1', revision: { $lt: 0 } },
+        { $set: { email: 'a@x.io', revision: 0 }, $setOnInsert: { createdAt: 't0' } },
+        { upsert: true },
+      );
+      const stale = await contacts.updateOne(
+        { _id: 'c1', revision: { $lt: 0 } },
+        { $set: { email: 'old' } },
+      );
+      expect(stale.matchedCount).toBe(0);
+      await contacts.updateOne(
+        { _id: 'c1', revision: { $lt: 1 } },
+        {
+          $set: { revision: 1, 'data.plan': 'pro' },
+          $inc: { visits: 2 },
+          $unset: { createdAt: '' },
+        },
+      );
+      expect(await contacts.findOne({ _id: 'c1' })).toEqual({
+        _id: 'c1',
+        email: 'a@x.io',
+        revision: 1,
+        data: { plan: 'pro' },
+        visits: 2,
+      });
+      const many = await contacts.updateMany({ email: 'a@x.io' }, { $set: { flag: true } });
+      expect(many.modifiedCount).toBe(1);
+    });
+
+    it('deletes, bulk-writes and aggregates', async () => {
+      const events = views.collection('events');
+      await events.bulkWrite([
+        {
+          updateOne: {
+            filter: { _id: 'e1' },
+            update: { $set: { name: 'signup', day: 1 } },
+            upsert: true,
+          },
+        },
+        {
+          updateOne: {
+            filter: { _id: 'e2' },
+            update: { $set: { name: 'signup', day: 2 } },
+            upsert: true,
+          },
+        },
+        {
+          updateOne: {
+            filter: { _id: 'e3' },
+            update: { $set: { name: 'login', day: 2 } },
+            upsert: true,
+          },
+        },
+        {
+          replaceOne: {
+            filter: { _id: 'e4' },
+            replacement: { _id: 'e4', name: 'x' },
+            upsert: true,
+          },
+        },
+        { deleteOne: { filter: { _id: 'e4' } } },
+      ]);
+      const counts = await events.aggregate<{ _id: string; count: number }>([
+        { $match: { day: { $gte: 1 } } },
+        { $group: { _id: '$name', count: { $sum: 1 } } },
+        { $sort: { count: -1 } },
+      ]);
+      expect(counts).toEqual([
+        { _id: 'signup', count: 2 },
+        { _id: 'login', count: 1 },
+      ]);
+      expect((await events.deleteMany({ name: 'signup' })).deletedCount).toBe(2);
+      expect(await events.countDocuments({})).toBe(1);
+      await views.drop('events');
+      expect(await events.countDocuments({})).toBe(0);
+    });
+
+    it('returns copies that callers cannot use to change stored documents', async () => {
+      const items = views.collection('items');
+      await items.insertOne({ _id: 'i', tags: ['a'] });
+      const copy = await items.findOne({ _id: 'i' });
+      (copy!.tags as string[]).push('b');
+      expect(await items.findOne({ _id: 'i' })).toEqual({ _id: 'i', tags: ['a'] });
+    });
+  });
+}
