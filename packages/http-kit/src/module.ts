@@ -1,0 +1,17 @@
+import type { Router } from 'express';
+
+/**
+ * A service as the hosting process sees it: its public routes (mounted by the gateway behind
+ * authentication, rate limiting and the error envelope), its background work, and readiness.
+ */
+export interface ServiceModule {
+  name: string;
+  /** Routes under the API root; handlers read the caller with `caller(res)`. */
+  router?: Router;
+  /** Starts projections, workers and schedulers. */
+  start(): Promise<void>;
+  /** Stops background work after the work in progress; commits checkpoints. */
+  stop(): Promise<void>;
+  /** Log positions its projections have reached, for read-your-writes. */
+  projections?(): { waitFor(position: number, timeoutMs: number): Promise<boolean> }[];
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+
+/** Query of cursor lists (spec part 4): `limit` 1..100 (default 20), `cursor`. */
+export const cursorQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).max(200).optional(),
+});
+
+/** Query of page lists (spec part 4): `page` ≥ 1 (default 1), `pageSize` 1..100 (default 20). */
+export const pageQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  pageSize: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/** A cursor-paginated list response (spec part 4). `total` is 0 after the first page. */
+export interface CursorPage<T> {
+  data: T[];
+  cursor: string | null;
+  hasMore: boolean;
+  total: number;
+}
+
+/**
+ * Builds a cursor page from `limit + 1` fetched items: `cursorOf` gives the opaque cursor of the
+ * last item returned; `total` is reported on the first page only (no cursor supplied).
+ */
+export function cursorPage<T>(
+  fetched: T[],
+  limit: number,
+  cursorOf: (item: T) => string,
+  firstPage: boolean,
+  total: number,
+): CursorPage<T> {
+  const hasMore = fetched.length > limit;
+  const data = hasMore ? fetched.slice(0, limit) : fetched;
+  const last = data[data.length - 1];
+  return {
+    data,
+    cursor: hasMore && last !== undefined ? cursorOf(last) : null,
+    hasMore,
+    total: firstPage ? total : 0,
+  };
+}
