@@ -70,7 +70,12 @@ export class DnsResolver implements Resolver {
   }
 
   mx(name: string): Promise<DnsAnswer<MxRecord>> {
-    return ask(() => this.resolver.resolveMx(name));
+    return ask(async () =>
+      (await this.resolver.resolveMx(name)).map(({ exchange, priority }) => ({
+        exchange,
+        priority,
+      })),
+    );
   }
 
   ns(name: string): Promise<DnsAnswer<string>> {

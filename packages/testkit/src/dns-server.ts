@@ -1,0 +1,103 @@
+import dns2 from 'dns2';
+
+const { Packet } = dns2;
+
+/** Records served for one name. TXT values longer than 255 bytes are split into strings. */
+export interface DnsZoneEntry {
+  A?: string[];
+  AAAA?: string[];
+  MX?: { exchange: string; priority: number }[];
+  NS?: string[];
+  TXT?: string[];
+}
+
+/** A DNS server on loopback (UDP) answering from an in-memory zone, for tests. */
+export interface TestDnsServer {
+  /** `127.0.0.1:<port>`, usable as a STAMP_DNS_SERVERS entry. */
+  address: string;
+  /** Replaces the records of `name` (case-insensitive, no trailing dot). */
+  set(name: string, entry: DnsZoneEntry): void;
+  /** Removes `name`: queries for it then answer NXDOMAIN. */
+  remove(name: string): void;
+  close(): Promise<void>;
+}
+
+function chunks(value: string): string[] {
+  const parts: string[] = [];
+  for (let index = 0; index < value.length; index += 255)
+    parts.push(value.slice(index, index + 255));
+  return parts.length === 0 ? [''] : parts;
+}
+
+/**
+ * Starts a real DNS server (dns2) on 127.0.0.1 with a random UDP port. Unknown names get
+ * NXDOMAIN; known names without records of the asked type get an empty NOERROR answer; a name
+ * that has children (for example `example.com` when `_dmarc.example.com` exists) exists too.
+ */
+export async function startDnsServer(
+  zone: Record<string, DnsZoneEntry> = {},
+): Promise<TestDnsServer> {
+  const records = new Map<string, DnsZoneEntry>();
+  const set = (name: string, entry: DnsZoneEntry): void => {
+    records.set(name.toLowerCase().replace(/\.$/, ''), entry);
+  };
+  for (const [name, entry] of Object.entries(zone)) set(name, entry);
+  const exists = (name: string): boolean =>
+    records.has(name) || [...records.keys()].some((known) => known.endsWith(`.${name}`));
+
+  const server = dns2.createServer({
+    udp: true,
+    handle: (request, send) => {
+      const response = Packet.createResponseFromRequest(request);
+      const [question] = request.questions;
+      if (question === undefined) {
+        void send(response);
+        return;
+      }
+      const name = question.name.toLowerCase().replace(/\.$/, '');
+      const entry = records.get(name);
+      if (entry === undefined) {
+        if (!exists(name)) response.header.rcode = Packet.RCODE.NXDOMAIN;
+        void send(response);
+        return;
+      }
+      const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
+      switch (question.type) {
+        case Packet.TYPE.A:
+          for (const address of entry.A ?? [])
+            response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
+          break;
+        case Packet.TYPE.AAAA:
+          for (const address of entry.AAAA ?? []) {
+            response.answers.push({ ...base, type: Packet.TYPE.AAAA, address } as never);
+          }
+          break;
+        case Packet.TYPE.MX:
+          for (const mx of entry.MX ?? [])
+            response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
+          break;
+        case Packet.TYPE.NS:
+          for (const ns of entry.NS ?? [])
+            response.answers.push({ ...base, type: Packet.TYPE.NS, ns } as never);
+          break;
+        case Packet.TYPE.TXT:
+          for (const text of entry.TXT ?? []) {
+            response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(text) } as never);
+          }
+          break;
+        default:
+          break;
+      }
+      void send(response);
+    },
+  });
+  const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
+  const port = addresses.udp?.port;
+  if (port === undefined) throw new Error('DNS server did not bind a UDP port');
+  return {
+    address: `127.0.0.1:${port}`,
+    set,
+    remove: (name) => records.delete(name.toLowerCase().replace(/\.$/, '')),
+    close: () => server.close(),
+  };
+}
