@@ -43,13 +43,19 @@ export interface DeliveryReceipt {
   response: string;
 }
 
+/** Records an accepted delivery; see {@link Mailer.send}. */
+export type Commit = (receipt: DeliveryReceipt) => Promise<void>;
+
 /** The Mailer port: nodemailer transports (SMTP relay) and the local capture outbox. */
 export interface Mailer {
   /**
-   * Delivers one message.
-   * @throws DeliveryError, `transient` for 4xx replies and connection failures.
+   * Delivers one message. `commit` runs once the receiving side has accepted it (SMTP 250) and,
+   * on SMTP, before any other message of this mailer can be accepted: record the delivery there,
+   * so a crash between acceptance and record can repeat at most one message.
+   * @throws DeliveryError, `transient` for 4xx replies and connection failures; whatever `commit`
+   *   throws.
    */
-  send(message: OutgoingMessage): Promise<DeliveryReceipt>;
+  send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt>;
   close(): Promise<void>;
 }
 

@@ -2,7 +2,7 @@ import nodemailer from 'nodemailer';
 
 import type { ViewStore } from '../views/view-store.ts';
 import { toNodemailer } from './compose.ts';
-import type { DeliveryReceipt, Mailer, OutgoingMessage } from './mailer.ts';
+import type { Commit, DeliveryReceipt, Mailer, OutgoingMessage } from './mailer.ts';
 
 /** Name of the view collection that holds captured messages. */
 export const OUTBOX_COLLECTION = 'outbox';
@@ -37,7 +37,7 @@ export class OutboxMailer implements Mailer {
     this.projectOf = projectOf;
   }
 
-  async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
+  async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
     const info = await this.composer.sendMail(toNodemailer(message));
     const raw = Buffer.isBuffer(info.message) ? info.message.toString('utf8') : '';
     await this.views.collection<OutboxDocument>(OUTBOX_COLLECTION).replaceOne(
@@ -53,7 +53,9 @@ export class OutboxMailer implements Mailer {
       },
       { upsert: true },
     );
-    return { messageId: info.messageId, response: '250 captured in the local outbox' };
+    const receipt = { messageId: info.messageId, response: '250 captured in the local outbox' };
+    await commit?.(receipt);
+    return receipt;
   }
 
   close(): Promise<void> {

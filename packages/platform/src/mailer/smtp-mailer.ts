@@ -1,8 +1,11 @@
+import { Readable } from 'node:stream';
+
 import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 
 import { toNodemailer } from './compose.ts';
 import {
+  type Commit,
   type DeliveryReceipt,
   DeliveryError,
   type Mailer,
@@ -20,14 +23,24 @@ export interface SmtpMailerOptions {
 }
 
 interface SmtpFailure {
-  code?: string;
   responseCode?: number;
   message?: string;
 }
 
-/** Delivers through an SMTP relay with a pool of connections (nodemailer `pool: true`). */
+/**
+ * Delivers through an SMTP relay with a pool of connections (nodemailer `pool: true`).
+ *
+ * Messages are composed and DKIM-signed first, then streamed to the relay. Every part of the SMTP
+ * transaction runs in parallel across the pool except its commit point: the last byte of the
+ * message (after which the server's 250 means "accepted") is released to one connection at a
+ * time, and the next one only after the caller's `commit` has recorded the acceptance. A crash
+ * can therefore leave at most one accepted-but-unrecorded message, which is sent again on
+ * restart (architecture brief, "Delivery").
+ */
 export class SmtpMailer implements Mailer {
   private readonly transport: nodemailer.Transporter<SMTPPool.SentMessageInfo>;
+  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  private commitPoint: Promise<void> = Promise.resolve();
 
   constructor(options: SmtpMailerOptions) {
     const url = new URL(options.url);
@@ -46,15 +59,48 @@ export class SmtpMailer implements Mailer {
     });
   }
 
-  async send(message: OutgoingMessage): Promise<DeliveryReceipt> {
+  /** Waits for the commit point; resolves with the function that releases it. */
+  private async enterCommitPoint(): Promise<() => void> {
+    let release = (): void => undefined;
+    const previous = this.commitPoint;
+    this.commitPoint = new Promise((resolve) => {
+      release = resolve;
+    });
+    await previous;
+    return release;
+  }
+
+  async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
+    const options = toNodemailer(message);
+    const composed = await this.composer.sendMail(options);
+    const raw = Buffer.isBuffer(composed.message) ? composed.message : Buffer.alloc(0);
+    let entering: Promise<() => void> | undefined;
+    const source = new Readable({
+      read: () => {
+        if (entering !== undefined) return;
+        entering = this.enterCommitPoint();
+        void entering.then(() => {
+          source.push(raw.subarray(raw.length - 1));
+          source.push(null);
+        });
+      },
+    });
+    source.push(raw.subarray(0, raw.length - 1));
     try {
-      const info = await this.transport.sendMail(toNodemailer(message));
-      return { messageId: info.messageId, response: info.response };
-    } catch (error) {
-      const failure = error as SmtpFailure;
-      const code = failure.responseCode;
-      const transient = code === undefined || (code >= 400 && code < 500);
-      throw new DeliveryError(failure.message ?? 'SMTP delivery failed', transient, code);
+      let receipt: DeliveryReceipt;
+      try {
+        const info = await this.transport.sendMail({ envelope: options.envelope, raw: source });
+        receipt = { messageId: composed.messageId, response: info.response };
+      } catch (error) {
+        const failure = error as SmtpFailure;
+        const code = failure.responseCode;
+        const transient = code === undefined || (code >= 400 && code < 500);
+        throw new DeliveryError(failure.message ?? 'SMTP delivery failed', transient, code);
+      }
+      await commit?.(receipt);
+      return receipt;
+    } finally {
+      if (entering !== undefined) (await entering)();
     }
   }
 

@@ -1,0 +1,101 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Fixed bootstrap keys of benchmark runs. */
+export const KEYS = {
+  secretKey: 'sk_benchsecretkey0123456789abcdef',
+  publicKey: 'pk_benchpublickey0123456789abcdef',
+};
+
+/** A free TCP port on loopback. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => {
+        resolve(typeof address === 'object' && address !== null ? address.port : 0);
+      });
+    });
+  });
+}
+
+/** A process started by {@link startProcess}. */
+export interface Running {
+  child: ChildProcess;
+  url: string;
+  /** Resident set size, bytes (VmRSS of /proc/<pid>/status). */
+  rss(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts `script` with Node (same binary) and waits for `readyPath` to answer 200. */
+export async function startProcess(
+  script: string,
+  env: Record<string, string>,
+  readyPath = '/readyz',
+): Promise<Running & { startMs: number }> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, [script], {
+    env: {
+      ...process.env,
+      STAMP_PORT: String(port),
+      PORT: String(port),
+      STAMP_LOG_LEVEL: 'silent',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url + readyPath)).status === 200) break;
+    } catch {
+      // not yet listening
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const startMs = performance.now() - started;
+  return {
+    child,
+    url,
+    startMs,
+    rss() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? '0';
+      return Number(kb) * 1024;
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        child.once('exit', () => {
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Starts the embedded platform as `./pnpmw start` does, in a fresh (or the given) data folder. */
+export function startStamp(
+  env: Record<string, string> = {},
+): Promise<Running & { startMs: number; dataDir: string }> {
+  const dataDir = env.STAMP_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'stamp-bench-'));
+  return startProcess('services/lite/src/main.ts', {
+    STAMP_DATA_DIR: dataDir,
+    STAMP_BOOTSTRAP_SECRET_KEY: KEYS.secretKey,
+    STAMP_BOOTSTRAP_PUBLIC_KEY: KEYS.publicKey,
+    STAMP_RATE_LIMIT_PER_MINUTE: '100000000',
+    ...env,
+  }).then((running) => Object.assign(running, { dataDir }));
+}
+
+/** Prints one figure as `name value unit`. */
+export function figure(name: string, value: number, unit: string): void {
+  process.stdout.write(`${name} ${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}\n`);
+}

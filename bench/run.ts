@@ -1,0 +1,11 @@
+/**
+ * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
+ * Benchmarks: track, send, memory, restart. They are measurements, not tests.
+ */
+const benchmarks = ['track', 'send', 'memory', 'restart'] as const;
+const name = process.argv[2] ?? '';
+if (!(benchmarks as readonly string[]).includes(name)) {
+  process.stderr.write(`usage: ./pnpmw bench <${benchmarks.join('|')}>\n`);
+  process.exit(2);
+}
+await import(`./${name}.ts`);

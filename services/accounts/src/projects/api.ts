@@ -1,0 +1,44 @@
+import type { AwaitViews } from '@stamp/contracts';
+import { ApiError, caller, forbidden, notFound } from '@stamp/http-kit';
+import { Router } from 'express';
+
+import type { AccountsApi } from '../accounts.ts';
+
+/** Dependencies of {@link projectsRouter}. */
+export interface ProjectsRouterDeps {
+  api: Pick<AccountsApi, 'issueKeys' | 'project'>;
+  awaitViews: AwaitViews;
+}
+
+/**
+ * Routes of projects (spec part 4, "Users, projects"):
+ * - `POST /users/@me/projects/:id/regenerate-keys` → 200 `{id, name, publicKey, secretKey}`.
+ *   Until user login exists the caller authenticates with the project's secret key: 401
+ *   INVALID_API_KEY for a public key, 404 RESOURCE_NOT_FOUND for an unknown project, 403
+ *   PROJECT_ACCESS_DENIED when the caller's project is another one. The old keys stop working
+ *   before the response is sent (spec part 5, rule 6).
+ */
+export function projectsRouter(deps: ProjectsRouterDeps): Router {
+  const router = Router();
+  router.post('/users/@me/projects/:id/regenerate-keys', async (req, res) => {
+    const who = caller(res);
+    const id = req.params.id;
+    if (who.keyKind !== 'secret') {
+      throw new ApiError(401, 'INVALID_API_KEY', 'This endpoint needs a secret key (sk_)');
+    }
+    const project = await deps.api.project(id);
+    if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+    if (who.projectId !== id) {
+      throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
+    }
+    const issued = await deps.api.issueKeys(id, undefined, who.requestId);
+    await deps.awaitViews(issued.position);
+    res.status(200).json({
+      id,
+      name: issued.name,
+      publicKey: issued.publicKey,
+      secretKey: issued.secretKey,
+    });
+  });
+  return router;
+}

@@ -1,0 +1,114 @@
+import {
+  DuplicateKeyError,
+  type EventHandler,
+  type RecordedEvent,
+  type ViewCollection,
+  type ViewDocument,
+  type ViewStore,
+} from '@stamp/platform';
+
+import type { KeyKind } from '@stamp/contracts';
+
+import { PROJECT_EVENT_TYPES, type ProjectEvent } from './events.ts';
+
+/** Consumer group of the accounts projection. */
+export const KEYS_GROUP = 'accounts-keys';
+/** View of the current API keys, one document per key hash. */
+export const API_KEYS_VIEW = 'api_keys';
+/** View of the projects. */
+export const PROJECTS_VIEW = 'projects';
+
+/** A current API key: `_id` is the SHA-256 hex hash of the key. */
+export interface ApiKeyView extends ViewDocument {
+  projectId: string;
+  kind: KeyKind;
+  /** Revision of the project stream's ProjectKeysIssued that issued the key. */
+  revision: number;
+}
+
+/** A project as listed to its users. Dates are ISO 8601 strings. */
+export interface ProjectView extends ViewDocument {
+  name: string;
+  ownerId: string;
+  createdAt: string;
+  publicKeyHint: string | null;
+  secretKeyHint: string | null;
+  /** Revision of the project stream this document reflects. */
+  revision: number;
+}
+
+/** Ignores the duplicate-key failure of a guarded upsert: the view is already newer. */
+async function guarded(write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+  }
+}
+
+/**
+ * The handler of consumer group `accounts-keys` (topic `project`): fills `projects` and
+ * `api_keys`. Idempotent: every write is guarded by the stream revision, so a replayed or
+ * duplicated event changes nothing; on ProjectKeysIssued the project's older key documents are
+ * removed and the new ones added, unless a newer pair is already in the view.
+ */
+export function projectsProjection(views: ViewStore): EventHandler {
+  const keys: ViewCollection<ApiKeyView> = views.collection<ApiKeyView>(API_KEYS_VIEW);
+  const projects: ViewCollection<ProjectView> = views.collection<ProjectView>(PROJECTS_VIEW);
+  return async (recorded: RecordedEvent) => {
+    if (!PROJECT_EVENT_TYPES.includes(recorded.type)) return;
+    const event = { type: recorded.type, data: recorded.data } as ProjectEvent;
+    const projectId = recorded.streamId.slice('project-'.length);
+    const revision = recorded.revision;
+    switch (event.type) {
+      case 'ProjectCreated':
+        await guarded(
+          projects.updateOne(
+            { _id: projectId, revision: { $lt: revision } },
+            {
+              $set: {
+                name: event.data.name,
+                ownerId: event.data.ownerId,
+                createdAt: recorded.createdAt,
+                publicKeyHint: null,
+                secretKeyHint: null,
+                revision,
+              },
+            },
+            { upsert: true },
+          ),
+        );
+        return;
+      case 'ProjectKeysIssued': {
+        const newer = await keys.countDocuments({ projectId, revision: { $gt: revision } });
+        if (newer === 0) {
+          await keys.deleteMany({ projectId, revision: { $lt: revision } });
+          const pairs: [string, KeyKind][] = [
+            [event.data.publicKeyHash, 'public'],
+            [event.data.secretKeyHash, 'secret'],
+          ];
+          await keys.bulkWrite(
+            pairs.map(([hash, kind]) => ({
+              updateOne: {
+                filter: { _id: hash, revision: { $lt: revision } },
+                update: { $set: { projectId, kind, revision } },
+                upsert: true,
+              },
+            })),
+          );
+        }
+        await projects.updateOne(
+          { _id: projectId, revision: { $lt: revision } },
+          {
+            $set: {
+              publicKeyHint: event.data.publicKeyHint,
+              secretKeyHint: event.data.secretKeyHint,
+              revision,
+            },
+          },
+        );
+        return;
+      }
+    }
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * Contact routes (spec part 4, "Contacts"; secret key, mounted by the gateway behind auth):
+ * POST /contacts, GET /contacts, GET /contacts/:id, PATCH /contacts/:id, DELETE /contacts/:id.
+ */
+import type { AwaitViews } from '@stamp/contracts';
+import { caller, cursorPage, cursorQuery, notFound, parse } from '@stamp/http-kit';
+import type { Filter, ViewStore } from '@stamp/platform';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+
+import type { ContactCommands } from './commands.ts';
+import { dataSchema } from './data.ts';
+import { type ContactView, contactsView } from './projection.ts';
+
+/** Dependencies of {@link contactsRouter}. */
+export interface ContactsRouterDeps {
+  commands: ContactCommands;
+  views: ViewStore;
+  awaitViews: AwaitViews;
+}
+
+/** A contact as the API answers it (spec part 2). */
+export interface ContactResponse {
+  id: string;
+  email: string;
+  subscribed: boolean;
+  data: Record<string, string | number | boolean>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const createBody = z.object({
+  email: z.string(),
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+
+const updateBody = z.object({
+  email: z.string().optional(),
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+
+const listQuery = cursorQuery.extend({ search: z.string().max(254).optional() });
+
+/** The API form of a contacts view document. */
+export function toContact(view: ContactView): ContactResponse {
+  return {
+    id: view._id,
+    email: view.email,
+    subscribed: view.subscribed,
+    data: view.data,
+    createdAt: view.createdAt,
+    updatedAt: view.updatedAt,
+  };
+}
+
+/** Escapes the characters that have a meaning in a regular expression. */
+export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+
+const idOf = (req: Request): string => String(req.params.id);
+
+/**
+ * The contacts router. Every write waits for the views to reflect it (read-your-writes) before
+ * answering. DELETE answers 200 `{success: true}`.
+ */
+export function contactsRouter(deps: ContactsRouterDeps): Router {
+  const router = Router();
+  const contacts = contactsView(deps.views);
+
+  async function read(projectId: string, id: string): Promise<ContactView> {
+    const view = await contacts.findOne({ _id: id, projectId });
+    if (view === null) throw notFound('CONTACT_NOT_FOUND', 'Contact not found');
+    return view;
+  }
+
+  router.post('/contacts', async (req: Request, res: Response) => {
+    const who = caller(res);
+    const body = parse(createBody, req.body);
+    const result = await deps.commands.upsertRecipient({
+      projectId: who.projectId,
+      email: body.email,
+      subscribed: body.subscribed,
+      defaultSubscribed: true,
+      data: body.data,
+      correlationId: who.requestId,
+    });
+    await deps.awaitViews(result.position);
+    const view = await contacts.findOne({ _id: result.contactId, projectId: who.projectId });
+    const now = new Date().toISOString();
+    const contact: ContactResponse =
+      view === null
+        ? {
+            id: result.contactId,
+            email: result.email,
+            subscribed: result.subscribed,
+            data: result.data,
+            createdAt: now,
+            updatedAt: now,
+          }
+        : toContact(view);
+    res
+      .status(result.isNew ? 201 : 200)
+      .json({ ...contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } });
+  });
+
+  router.get('/contacts', async (req: Request, res: Response) => {
+    const { projectId } = caller(res);
+    const query = parse(listQuery, req.query);
+    const filter: Filter = { projectId };
+    const search = query.search?.trim().toLowerCase();
+    if (search !== undefined && search !== '') {
+      filter.email = { $regex: escapeRegex(search), $options: 'i' };
+    }
+    const firstPage = query.cursor === undefined;
+    const pageFilter: Filter =
+      query.cursor === undefined ? filter : { ...filter, _id: { $lt: query.cursor } };
+    const fetched = await contacts.find(pageFilter, { sort: { _id: -1 }, limit: query.limit + 1 });
+    const total = firstPage ? await contacts.countDocuments(filter) : 0;
+    const page = cursorPage(fetched.map(toContact), query.limit, (c) => c.id, firstPage, total);
+    res.json(page);
+  });
+
+  router.get('/contacts/:id', async (req: Request, res: Response) => {
+    const { projectId } = caller(res);
+    res.json(toContact(await read(projectId, idOf(req))));
+  });
+
+  router.patch('/contacts/:id', async (req: Request, res: Response) => {
+    const who = caller(res);
+    const body = parse(updateBody, req.body);
+    const result = await deps.commands.updateContact(who.projectId, idOf(req), body, who.requestId);
+    await deps.awaitViews(result.position);
+    res.json(toContact(await read(who.projectId, result.contactId)));
+  });
+
+  router.delete('/contacts/:id', async (req: Request, res: Response) => {
+    const who = caller(res);
+    const result = await deps.commands.deleteContact(who.projectId, idOf(req), who.requestId);
+    await deps.awaitViews(result.position);
+    res.json({ success: true });
+  });
+
+  return router;
+}

@@ -1,0 +1,379 @@
+/**
+ * Command handling of contacts: loads states from the event store (through a bounded in-memory
+ * cache that reads only newer events), runs the deciders, and appends the contact stream together
+ * with the email claim streams in one atomic append with expected revisions, retrying on
+ * WrongExpectedRevisionError (architecture brief, "Unique email per project").
+ */
+import type {
+  ContactDataInput,
+  UpsertRecipientInput,
+  UpsertRecipientResult,
+} from '@stamp/contracts';
+import { conflict, notFound } from '@stamp/http-kit';
+import {
+  type EventStore,
+  type ExpectedRevision,
+  type Logger,
+  newId,
+  type StreamAppend,
+  WrongExpectedRevisionError,
+} from '@stamp/platform';
+
+import { type DataPatch, dataPatch } from './data.ts';
+import { decide } from './decide.ts';
+import { normaliseEmail } from './email.ts';
+import {
+  type ClaimEvent,
+  type ClaimState,
+  claimStreamId,
+  type ContactEvent,
+  type ContactState,
+  contactStreamId,
+  evolve,
+  evolveClaim,
+  initialContact,
+} from './events.ts';
+
+/** A state with the revision of the last event folded into it (-1 = no stream). */
+interface Loaded<S> {
+  state: S;
+  revision: number;
+  /** Project of the stream (metadata of its first event), null when the stream is absent. */
+  projectId: string | null;
+}
+
+/** Fields of a contact update (PATCH /contacts/:id). */
+export interface ContactChanges {
+  email?: string;
+  subscribed?: boolean;
+  data?: Record<string, ContactDataInput | undefined>;
+}
+
+/** Result of an update or deletion: the log position of the append, 0 when nothing changed. */
+export interface CommandResult {
+  contactId: string;
+  position: number;
+}
+
+const expected = (revision: number): ExpectedRevision => (revision < 0 ? 'no_stream' : revision);
+
+/** A bounded map dropping its oldest entries (insertion order) beyond `max` entries. */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, V>();
+  private readonly max: number;
+  constructor(max: number) {
+    this.max = max;
+  }
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done === true) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+/** Options of {@link ContactCommands}. */
+export interface ContactCommandsOptions {
+  store: EventStore;
+  logger: Logger;
+  /** Maximum cached stream states (default 50,000). */
+  cacheSize?: number;
+  /** Attempts of a command on WrongExpectedRevisionError (default 25). */
+  maxAttempts?: number;
+}
+
+/** The write side of contacts. */
+export class ContactCommands {
+  private readonly store: EventStore;
+  private readonly logger: Logger;
+  private readonly maxAttempts: number;
+  private readonly contacts: BoundedCache<Loaded<ContactState>>;
+  private readonly claims: BoundedCache<Loaded<ClaimState>>;
+
+  constructor(options: ContactCommandsOptions) {
+    this.store = options.store;
+    this.logger = options.logger;
+    this.maxAttempts = options.maxAttempts ?? 25;
+    this.contacts = new BoundedCache(options.cacheSize ?? 50_000);
+    this.claims = new BoundedCache(options.cacheSize ?? 50_000);
+  }
+
+  /**
+   * Creates or updates the contact with this email in the project (ContactsApi.upsertRecipient):
+   * a new contact gets `subscribed ?? defaultSubscribed`; an existing one changes its data by the
+   * rules of part 2 and its subscription only when `subscribed` is given and differs. Appends
+   * nothing (position 0) when nothing changes.
+   * @throws ApiError 422 VALIDATION_ERROR for an invalid email or data beyond the limits.
+   * @throws ApiError 409 CONFLICT when concurrent writers keep winning (after 25 attempts).
+   */
+  async upsertRecipient(input: UpsertRecipientInput): Promise<UpsertRecipientResult> {
+    const email = normaliseEmail(input.email);
+    const patch = dataPatch(input.data);
+    const claimId = claimStreamId(input.projectId, email);
+    return this.retry(async (attempt) => {
+      const claim = await this.loadClaim(claimId);
+      const metadata = { projectId: input.projectId, correlationId: input.correlationId };
+      const holder = claim.state.contactId;
+      if (holder === null) {
+        const contactId = newId();
+        const subscribed = input.subscribed ?? input.defaultSubscribed;
+        const events = decide(initialContact(), {
+          type: 'CreateContact',
+          email,
+          subscribed,
+          patch,
+        });
+        const claimEvents: ClaimEvent[] = [{ type: 'EmailClaimed', data: { contactId } }];
+        const position = await this.append(input.projectId, metadata, [
+          { kind: 'contact', streamId: contactStreamId(contactId), revision: -1, events },
+          { kind: 'claim', streamId: claimId, revision: claim.revision, events: claimEvents },
+        ]);
+        const state = events.reduce(evolve, initialContact());
+        return { contactId, email, subscribed, data: state.data, isNew: true, position };
+      }
+      const loaded = await this.loadContact(holder, attempt > 0);
+      const events = decide(loaded.state, {
+        type: 'UpdateContact',
+        subscribed: input.subscribed,
+        patch,
+      });
+      const state = events.reduce(evolve, loaded.state);
+      let position = 0;
+      if (events.length > 0) {
+        position = await this.append(input.projectId, metadata, [
+          { kind: 'contact', streamId: contactStreamId(holder), revision: loaded.revision, events },
+        ]);
+      }
+      return {
+        contactId: holder,
+        email: state.email,
+        subscribed: state.subscribed,
+        data: state.data,
+        isNew: false,
+        position,
+      };
+    });
+  }
+
+  /**
+   * Updates a contact of the project (PATCH /contacts/:id): a new email moves the claim in the
+   * same append; a subscription flip emits ContactSubscribed / ContactUnsubscribed.
+   * @throws ApiError 404 CONTACT_NOT_FOUND when the contact is absent, deleted or of another project.
+   * @throws ApiError 409 CONFLICT when another contact of the project has the new email.
+   * @throws ApiError 422 VALIDATION_ERROR for an invalid email or data beyond the limits.
+   */
+  async updateContact(
+    projectId: string,
+    contactId: string,
+    changes: ContactChanges,
+    correlationId: string,
+  ): Promise<CommandResult> {
+    const email = changes.email === undefined ? undefined : normaliseEmail(changes.email);
+    const patch: DataPatch | undefined =
+      changes.data === undefined ? undefined : dataPatch(changes.data);
+    return this.retry(async () => {
+      const loaded = await this.loadProjectContact(projectId, contactId);
+      const events = decide(loaded.state, {
+        type: 'UpdateContact',
+        email,
+        subscribed: changes.subscribed,
+        patch,
+      });
+      if (events.length === 0) return { contactId, position: 0 };
+      const streams: PendingAppend[] = [
+        {
+          kind: 'contact',
+          streamId: contactStreamId(contactId),
+          revision: loaded.revision,
+          events,
+        },
+      ];
+      if (email !== undefined && email !== loaded.state.email) {
+        const newClaimId = claimStreamId(projectId, email);
+        const newClaim = await this.loadClaim(newClaimId);
+        if (newClaim.state.contactId !== null && newClaim.state.contactId !== contactId) {
+          throw conflict('Another contact in this project has this email', {
+            errors: [{ field: 'email', message: 'Email already in use', code: 'conflict' }],
+          });
+        }
+        const oldClaimId = claimStreamId(projectId, loaded.state.email);
+        const oldClaim = await this.loadClaim(oldClaimId);
+        streams.push(
+          {
+            kind: 'claim',
+            streamId: oldClaimId,
+            revision: oldClaim.revision,
+            events: [{ type: 'EmailReleased', data: { contactId } }],
+          },
+          {
+            kind: 'claim',
+            streamId: newClaimId,
+            revision: newClaim.revision,
+            events: [{ type: 'EmailClaimed', data: { contactId } }],
+          },
+        );
+      }
+      const position = await this.append(projectId, { projectId, correlationId }, streams);
+      return { contactId, position };
+    });
+  }
+
+  /**
+   * Deletes a contact of the project: ContactDeleted and EmailReleased in one append.
+   * @throws ApiError 404 CONTACT_NOT_FOUND when the contact is absent, deleted or of another project.
+   */
+  async deleteContact(
+    projectId: string,
+    contactId: string,
+    correlationId: string,
+  ): Promise<CommandResult> {
+    return this.retry(async () => {
+      const loaded = await this.loadProjectContact(projectId, contactId);
+      const events = decide(loaded.state, { type: 'DeleteContact' });
+      const claimId = claimStreamId(projectId, loaded.state.email);
+      const claim = await this.loadClaim(claimId);
+      const position = await this.append(projectId, { projectId, correlationId }, [
+        {
+          kind: 'contact',
+          streamId: contactStreamId(contactId),
+          revision: loaded.revision,
+          events,
+        },
+        {
+          kind: 'claim',
+          streamId: claimId,
+          revision: claim.revision,
+          events: [{ type: 'EmailReleased', data: { contactId } }],
+        },
+      ]);
+      return { contactId, position };
+    });
+  }
+
+  private async loadProjectContact(
+    projectId: string,
+    contactId: string,
+  ): Promise<Loaded<ContactState>> {
+    const loaded = await this.loadContact(contactId, true);
+    if (loaded.projectId !== projectId || loaded.state.status !== 'active') {
+      throw notFound('CONTACT_NOT_FOUND', 'Contact not found');
+    }
+    return loaded;
+  }
+
+  /** Runs `command`, retrying on WrongExpectedRevisionError with a short jittered pause. */
+  private async retry<T>(command: (attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await command(attempt);
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        this.contacts.delete(error.streamId);
+        this.claims.delete(error.streamId);
+        if (attempt + 1 >= this.maxAttempts) {
+          this.logger.warn({ streamId: error.streamId }, 'contact command kept conflicting');
+          throw conflict('The contact was changed concurrently; retry the request');
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
+      }
+    }
+  }
+
+  /**
+   * The contact's state. With `fresh`, events newer than the cached revision are read first;
+   * without it a cached state is used as is (a stale one fails the append's revision check).
+   */
+  private async loadContact(contactId: string, fresh: boolean): Promise<Loaded<ContactState>> {
+    const streamId = contactStreamId(contactId);
+    const cached = this.contacts.get(streamId);
+    if (cached !== undefined && !fresh) return cached;
+    const base: Loaded<ContactState> = cached ?? {
+      state: initialContact(),
+      revision: -1,
+      projectId: null,
+    };
+    const recorded = await this.store.readStream(streamId, base.revision + 1);
+    if (recorded.length === 0) return base;
+    let { state, projectId } = base;
+    for (const event of recorded) {
+      state = evolve(state, event as unknown as ContactEvent);
+      projectId ??= event.metadata.projectId ?? null;
+    }
+    const last = recorded[recorded.length - 1];
+    const loaded = { state, projectId, revision: last?.revision ?? base.revision };
+    this.remember(this.contacts, streamId, loaded);
+    return loaded;
+  }
+
+  /** The claim's state, reading the events newer than the cached revision. */
+  private async loadClaim(streamId: string): Promise<Loaded<ClaimState>> {
+    const base: Loaded<ClaimState> = this.claims.get(streamId) ?? {
+      state: { contactId: null },
+      revision: -1,
+      projectId: null,
+    };
+    const recorded = await this.store.readStream(streamId, base.revision + 1);
+    if (recorded.length === 0) return base;
+    let { state } = base;
+    for (const event of recorded) state = evolveClaim(state, event as unknown as ClaimEvent);
+    const last = recorded[recorded.length - 1];
+    const loaded = { state, projectId: base.projectId, revision: last?.revision ?? base.revision };
+    this.remember(this.claims, streamId, loaded);
+    return loaded;
+  }
+
+  private remember<S>(cache: BoundedCache<Loaded<S>>, streamId: string, loaded: Loaded<S>): void {
+    const current = cache.get(streamId);
+    if (current === undefined || current.revision < loaded.revision) cache.set(streamId, loaded);
+  }
+
+  /** Appends all streams atomically and updates the caches; returns the log position. */
+  private async append(
+    projectId: string,
+    metadata: { projectId: string; correlationId: string },
+    streams: PendingAppend[],
+  ): Promise<number> {
+    const appends: StreamAppend[] = streams.map((stream) => ({
+      streamId: stream.streamId,
+      expectedRevision: expected(stream.revision),
+      events: stream.events.map((event) => ({ type: event.type, data: event.data, metadata })),
+    }));
+    const result = await this.store.append(appends);
+    for (const stream of streams) {
+      const revision = result.revisions[stream.streamId];
+      if (revision === undefined) continue;
+      if (stream.kind === 'claim') {
+        const before = this.claims.get(stream.streamId);
+        if (stream.revision !== -1 && before?.revision !== stream.revision) {
+          this.claims.delete(stream.streamId);
+          continue;
+        }
+        const state = stream.events.reduce(evolveClaim, before?.state ?? { contactId: null });
+        this.remember(this.claims, stream.streamId, { state, revision, projectId });
+      } else {
+        const before = this.contacts.get(stream.streamId);
+        if (stream.revision !== -1 && before?.revision !== stream.revision) {
+          this.contacts.delete(stream.streamId);
+          continue;
+        }
+        const state = stream.events.reduce(evolve, before?.state ?? initialContact());
+        this.remember(this.contacts, stream.streamId, { state, revision, projectId });
+      }
+    }
+    return result.position;
+  }
+}
+
+/** One stream of a pending append with the revision its events were decided on. */
+type PendingAppend =
+  | { kind: 'contact'; streamId: string; revision: number; events: ContactEvent[] }
+  | { kind: 'claim'; streamId: string; revision: number; events: ClaimEvent[] };

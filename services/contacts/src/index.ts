@@ -1,0 +1,102 @@
+/**
+ * The contacts service (spec parts 2, 3 and 4): contacts with unique emails per project, their
+ * data and subscription, and tracked events. Exposes its public routes, its command API for
+ * sending and tracking, and the `contacts-view` projection.
+ */
+import type { AwaitViews, ContactsApi } from '@stamp/contracts';
+import type { ServiceModule } from '@stamp/http-kit';
+import {
+  type Bus,
+  type Consumer,
+  type EventStore,
+  type Logger,
+  type RecordedEvent,
+  type Resolver,
+  streamCategory,
+  type ViewStore,
+} from '@stamp/platform';
+import { Router } from 'express';
+
+import { contactsRouter } from './contacts/api.ts';
+import { ContactCommands } from './contacts/commands.ts';
+import { CONTACT_CATEGORY } from './contacts/events.ts';
+import { createContactIndexes, projectContactEvent } from './contacts/projection.ts';
+import { trackRouter } from './track/api.ts';
+import { createVerifyRouter } from './verify/api.ts';
+import { TRACKED_EVENT_CATEGORY } from './track/events.ts';
+import { createEventIndexes, projectTrackedEvent } from './track/projection.ts';
+
+export { CONTACTS_VIEW, type ContactView } from './contacts/projection.ts';
+export { EVENTS_VIEW, type TrackedEventView } from './track/projection.ts';
+export { isReservedEventName } from './track/decide.ts';
+
+/** Consumer group of the contacts projection. */
+export const CONTACTS_VIEW_GROUP = 'contacts-view';
+
+/** Dependencies of {@link createContactsService}. */
+export interface ContactsServiceDeps {
+  store: EventStore;
+  bus: Bus;
+  views: ViewStore;
+  logger: Logger;
+  awaitViews: AwaitViews;
+  /** DNS resolver of the email verification route (POST /v1/verify). */
+  resolver: Resolver;
+  /** Cached contact and claim states (default 50,000 each). */
+  cacheSize?: number;
+}
+
+/**
+ * Creates the contacts service. `router` serves POST/GET /contacts, GET/PATCH/DELETE
+ * /contacts/:id, POST /v1/track, POST /events/track and POST /v1/verify; `api` is the ContactsApi used by
+ * sending; `start()` creates the view indexes and starts the `contacts-view` consumer (topics
+ * `contact`, `trackedEvent`); `projections()` returns it for read-your-writes.
+ */
+export function createContactsService(
+  deps: ContactsServiceDeps,
+): ServiceModule & { api: ContactsApi; router: Router; projections(): Consumer[] } {
+  const commands = new ContactCommands({
+    store: deps.store,
+    logger: deps.logger,
+    cacheSize: deps.cacheSize,
+  });
+  const api: ContactsApi = {
+    upsertRecipient: (input) => commands.upsertRecipient(input),
+  };
+  const router = Router();
+  router.use(contactsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
+  router.use(trackRouter({ contacts: api, store: deps.store, awaitViews: deps.awaitViews }));
+  router.use(createVerifyRouter({ resolver: deps.resolver }));
+
+  let consumers: Consumer[] = [];
+  const handle = async (event: RecordedEvent): Promise<void> => {
+    const category = streamCategory(event.streamId);
+    if (category === CONTACT_CATEGORY) await projectContactEvent(deps.views, event);
+    else if (category === TRACKED_EVENT_CATEGORY) await projectTrackedEvent(deps.views, event);
+  };
+
+  return {
+    name: 'contacts',
+    router,
+    api,
+    async start() {
+      if (consumers.length > 0) return;
+      await createContactIndexes(deps.views);
+      await createEventIndexes(deps.views);
+      consumers = [
+        deps.bus.consume({
+          groupId: CONTACTS_VIEW_GROUP,
+          topics: [CONTACT_CATEGORY, TRACKED_EVENT_CATEGORY],
+          handle,
+          concurrency: 16,
+        }),
+      ];
+    },
+    async stop() {
+      const running = consumers;
+      consumers = [];
+      await Promise.all(running.map((consumer) => consumer.stop()));
+    },
+    projections: () => consumers,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * Event tracking routes (spec part 4, POST /v1/track; API reference, "POST /v1/track"):
+ * `POST /v1/track` and its dashboard alias `POST /events/track`, either key.
+ */
+import type { AwaitViews, ContactsApi } from '@stamp/contracts';
+import { caller, parse } from '@stamp/http-kit';
+import { type EventStore, newId } from '@stamp/platform';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+
+import { dataSchema } from '../contacts/data.ts';
+import { assertTrackableName, eventData } from './decide.ts';
+import { type EventTracked, trackedEventStreamId } from './events.ts';
+
+/** Dependencies of {@link trackRouter}. */
+export interface TrackRouterDeps {
+  contacts: ContactsApi;
+  store: EventStore;
+  awaitViews: AwaitViews;
+}
+
+const trackBody = z.object({
+  event: z.string().min(1).max(255),
+  email: z.string(),
+  subscribed: z.boolean().optional(),
+  data: dataSchema.optional(),
+});
+
+/**
+ * The tracking router: upserts the contact (a new one is subscribed unless `subscribed` says
+ * otherwise; data stored by the rules of part 2), appends EventTracked to
+ * `trackedEvent-<eventId>`, waits for the views, and answers 200
+ * `{success: true, data: {contact, event, timestamp}}`.
+ * Errors: 422 VALIDATION_ERROR for a bad body or email, or a reserved event name (field `event`,
+ * code `reserved_event`).
+ */
+export function trackRouter(deps: TrackRouterDeps): Router {
+  const router = Router();
+  const handler = async (req: Request, res: Response): Promise<void> => {
+    const who = caller(res);
+    const body = parse(trackBody, req.body);
+    assertTrackableName(body.event);
+    const contact = await deps.contacts.upsertRecipient({
+      projectId: who.projectId,
+      email: body.email,
+      subscribed: body.subscribed,
+      defaultSubscribed: true,
+      data: body.data,
+      correlationId: who.requestId,
+    });
+    const eventId = newId();
+    const event: EventTracked = {
+      type: 'EventTracked',
+      data: {
+        name: body.event,
+        contactId: contact.contactId,
+        email: contact.email,
+        data: eventData(body.data),
+      },
+    };
+    const { position } = await deps.store.append([
+      {
+        streamId: trackedEventStreamId(eventId),
+        expectedRevision: 'no_stream',
+        events: [
+          {
+            id: eventId,
+            type: event.type,
+            data: event.data,
+            metadata: { projectId: who.projectId, correlationId: who.requestId },
+          },
+        ],
+      },
+    ]);
+    await deps.awaitViews(position);
+    res.json({
+      success: true,
+      data: { contact: contact.contactId, event: eventId, timestamp: new Date().toISOString() },
+    });
+  };
+  router.post('/v1/track', handler);
+  router.post('/events/track', handler);
+  return router;
+}

@@ -1,0 +1,77 @@
+import type { KeysApi } from '@stamp/contracts';
+import {
+  errorHandler,
+  idempotency,
+  notFoundHandler,
+  projectRateLimit,
+  requestId,
+  requestLogger,
+  type ServiceModule,
+} from '@stamp/http-kit';
+import type { Logger, ViewStore } from '@stamp/platform';
+import express from 'express';
+
+import { authenticate } from './auth.ts';
+
+/** Options of {@link createGateway}. */
+export interface GatewayOptions {
+  logger: Logger;
+  /** Resolves API keys to projects (the accounts service). */
+  keys: KeysApi;
+  /** Services whose `router` is mounted behind authentication, in order. */
+  modules: readonly ServiceModule[];
+  /** View store holding the `idempotency` collection. */
+  views: ViewStore;
+  /** Per-project limit; 1000 requests per 60 000 ms by default (spec part 8). */
+  rateLimit?: { limit: number; windowMs: number };
+  /** Readiness for GET /readyz (dependencies reachable, consumers started). */
+  isReady: () => boolean;
+  /** Feature flags served by GET /config (spec part 4). */
+  features: Record<string, boolean>;
+  /** Largest accepted JSON body in bytes; 45 MB by default (a 40 MB message fits). */
+  bodyLimitBytes?: number;
+}
+
+/** Default per-project rate limit (spec part 8). */
+export const DEFAULT_RATE_LIMIT = { limit: 1000, windowMs: 60_000 } as const;
+
+/** Default body limit: 45 MB, so a 40 MB message (spec part 8) plus JSON overhead fits. */
+export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
+
+/**
+ * The public HTTP gateway. Order: request id, request log, JSON body (malformed → 400
+ * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE), unauthenticated probes and config
+ * (`GET /healthz` → `{status:'ok'}`, `GET /readyz` → 200 `{status:'ready'}` or 503
+ * `{status:'starting'}`, `GET /config` → `{features}`), API-key authentication (spec part 5),
+ * per-project rate limit (429 RATE_LIMIT_EXCEEDED), `Idempotency-Key` handling on POST /v1/send
+ * and /v1/track, every module's router, 404 NOT_FOUND, and the error envelope (spec part 7).
+ */
+export function createGateway(options: GatewayOptions): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId());
+  app.use(requestLogger(options.logger));
+  app.use(express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    if (options.isReady()) res.json({ status: 'ready' });
+    else res.status(503).json({ status: 'starting' });
+  });
+  app.get('/config', (_req, res) => {
+    res.json({ features: options.features });
+  });
+
+  app.use(authenticate(options.keys));
+  app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  app.use(idempotency({ views: options.views }));
+  for (const module of options.modules) {
+    if (module.router !== undefined) app.use(module.router);
+  }
+  app.use(notFoundHandler());
+  app.use(errorHandler(options.logger));
+  return app;
+}

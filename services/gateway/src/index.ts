@@ -1,0 +1,3 @@
+export * from './app.ts';
+export * from './auth.ts';
+export * from './listen.ts';

@@ -1,0 +1,121 @@
+import { createAccountsService } from '@stamp/accounts';
+import { createContactsService } from '@stamp/contacts';
+import type { AwaitViews } from '@stamp/contracts';
+import { createDomainsService } from '@stamp/domains';
+import { createGateway, listen } from '@stamp/gateway';
+import type { ServiceModule } from '@stamp/http-kit';
+import {
+  DnsResolver,
+  type EmbeddedPlatform,
+  type Logger,
+  openEmbeddedPlatform,
+  SmtpMailer,
+} from '@stamp/platform';
+import { createSendingService } from '@stamp/sending';
+
+import type { StampConfig } from './config.ts';
+
+/** Bound of read-your-writes waits, ms (architecture brief). */
+const VIEW_WAIT_MS = 2000;
+
+/** A running embedded platform. */
+export interface Stamp {
+  /** Base URL of the HTTP API, for example `http://127.0.0.1:3000`. */
+  url: string;
+  platform: EmbeddedPlatform;
+  /** Plaintext keys of the first project, only when they were just created or changed. */
+  bootstrap: { created: boolean; projectId: string; publicKey?: string; secretKey?: string };
+  /** Issues a new key pair for the first project (the old one stops working at once). */
+  issueKeys(): Promise<{ projectId: string; publicKey: string; secretKey: string }>;
+  /** Graceful stop: stops accepting requests, finishes those in flight, then the background work. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts every service in one process on the embedded adapters (architecture brief, embedded
+ * mode): event store, bus, views and timers on one SQLite database in `STAMP_DATA_DIR`, the
+ * gateway on `STAMP_HOST:STAMP_PORT`.
+ */
+export async function startStamp(config: StampConfig, logger: Logger): Promise<Stamp> {
+  const platform = openEmbeddedPlatform({
+    dataDir: config.STAMP_DATA_DIR,
+    logger,
+    synchronous: config.STAMP_DURABILITY,
+  });
+  const { store, bus, views, leases } = platform;
+  const modules: ServiceModule[] = [];
+  const awaitViews: AwaitViews = async (position) => {
+    if (position <= 0) return;
+    const consumers = modules.flatMap((module) => module.projections?.() ?? []);
+    await Promise.all(consumers.map((consumer) => consumer.waitFor(position, VIEW_WAIT_MS)));
+  };
+  const resolver = new DnsResolver({ servers: config.STAMP_DNS_SERVERS });
+  const publicUrl = config.STAMP_PUBLIC_URL ?? `http://localhost:${config.STAMP_PORT}`;
+  const base = { store, bus, views, logger, awaitViews };
+
+  const accounts = createAccountsService(base);
+  const contacts = createContactsService({ ...base, resolver });
+  const domains = createDomainsService({ ...base, resolver });
+  const relay =
+    config.STAMP_SMTP_URL === undefined
+      ? undefined
+      : new SmtpMailer({
+          url: config.STAMP_SMTP_URL,
+          maxConnections: config.STAMP_SMTP_POOL_SIZE,
+          rejectUnauthorized: config.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
+        });
+  const sending = createSendingService({
+    ...base,
+    leases,
+    contacts: contacts.api,
+    domains: domains.api,
+    relay,
+    sandboxDomain: config.STAMP_SANDBOX_DOMAIN,
+    publicUrl,
+  });
+  modules.push(accounts, contacts, domains, sending);
+  for (const module of modules) await module.start();
+
+  const given =
+    config.STAMP_BOOTSTRAP_SECRET_KEY !== undefined &&
+    config.STAMP_BOOTSTRAP_PUBLIC_KEY !== undefined
+      ? {
+          secretKey: config.STAMP_BOOTSTRAP_SECRET_KEY,
+          publicKey: config.STAMP_BOOTSTRAP_PUBLIC_KEY,
+        }
+      : {};
+  const bootstrap = await accounts.api.bootstrap(given);
+
+  let ready = false;
+  const app = createGateway({
+    logger,
+    keys: accounts.api,
+    modules,
+    views,
+    rateLimit: { limit: config.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    isReady: () => ready,
+    features: { smtpRelay: relay !== undefined, localOutbox: true },
+  });
+  const server = await listen(app, { port: config.STAMP_PORT, host: config.STAMP_HOST });
+  ready = true;
+
+  return {
+    url: server.url,
+    platform,
+    bootstrap,
+    async issueKeys() {
+      const projectId = await accounts.api.defaultProjectId();
+      if (projectId === null) throw new Error('no project exists yet');
+      const issued = await accounts.api.issueKeys(projectId);
+      await awaitViews(issued.position);
+      return { projectId, publicKey: issued.publicKey, secretKey: issued.secretKey };
+    },
+    async close() {
+      ready = false;
+      await server.close();
+      for (const module of [...modules].reverse()) await module.stop();
+      await relay?.close();
+      await platform.close();
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import { createAccountsService } from '@stamp/accounts';
+import { ConfigError, createLogger, openEmbeddedPlatform } from '@stamp/platform';
+
+import { readConfig } from './config.ts';
+
+const usage = `usage: ./pnpmw stamp <command>
+
+commands:
+  keys:issue   issue a new key pair for the first project (the old keys stop working)
+`;
+
+/**
+ * `./pnpmw stamp <command>`: operator commands on the embedded data directory
+ * (`STAMP_DATA_DIR`). They work whether or not the platform is running.
+ */
+async function main(argv: string[]): Promise<number> {
+  const command = argv[0];
+  if (command !== 'keys:issue') {
+    process.stderr.write(usage);
+    return 2;
+  }
+  const config = readConfig();
+  const logger = createLogger({ level: 'warn' });
+  const platform = openEmbeddedPlatform({ dataDir: config.STAMP_DATA_DIR, logger });
+  try {
+    const accounts = createAccountsService({
+      store: platform.store,
+      bus: platform.bus,
+      views: platform.views,
+      logger,
+      awaitViews: async () => undefined,
+    });
+    const projectId = await accounts.api.defaultProjectId();
+    if (projectId === null) {
+      process.stderr.write('no project yet: start the platform once with ./pnpmw start\n');
+      return 1;
+    }
+    const issued = await accounts.api.issueKeys(projectId);
+    process.stdout.write(
+      `project ${projectId}\n  secret key: ${issued.secretKey}\n  public key: ${issued.publicKey}\n`,
+    );
+    return 0;
+  } finally {
+    await platform.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof ConfigError ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,74 @@
+import { loadConfig } from '@stamp/platform';
+import { z } from 'zod';
+
+const hostPort = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
+const key = (prefix: 'pk' | 'sk') =>
+  z
+    .string()
+    .regex(
+      new RegExp(`^${prefix}_[A-Za-z0-9]{16,64}$`),
+      `must look like ${prefix}_ followed by 16-64 letters or digits`,
+    )
+    .optional();
+
+/**
+ * Environment variables of the embedded platform (README "Configuration"). Each is validated at
+ * start; a bad value stops the process with a message naming it.
+ */
+export const configSchema = z
+  .object({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    STAMP_HOST: z.string().min(1).default('127.0.0.1'),
+    STAMP_DATA_DIR: z.string().min(1).default('.data'),
+    STAMP_PUBLIC_URL: z.url().optional(),
+    STAMP_SMTP_URL: z
+      .url()
+      .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')
+      .optional(),
+    STAMP_SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+    STAMP_SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false']).default('true'),
+    STAMP_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      )
+      .refine(
+        (servers) => servers.every((server) => hostPort.test(server)),
+        'must be a comma-separated list of host or host:port',
+      ),
+    STAMP_BOOTSTRAP_SECRET_KEY: key('sk'),
+    STAMP_BOOTSTRAP_PUBLIC_KEY: key('pk'),
+    STAMP_SANDBOX_DOMAIN: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/)
+      .default('sandbox.stamp.localhost'),
+    STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+    STAMP_LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info'),
+    STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+  })
+  .refine(
+    (config) =>
+      (config.STAMP_BOOTSTRAP_SECRET_KEY === undefined) ===
+      (config.STAMP_BOOTSTRAP_PUBLIC_KEY === undefined),
+    {
+      message: 'set both STAMP_BOOTSTRAP_SECRET_KEY and STAMP_BOOTSTRAP_PUBLIC_KEY, or neither',
+      path: ['STAMP_BOOTSTRAP_SECRET_KEY'],
+    },
+  );
+
+/** Validated configuration. */
+export type StampConfig = z.infer<typeof configSchema>;
+
+/**
+ * Reads and validates the configuration from `env`.
+ * @throws ConfigError naming every bad variable.
+ */
+export function readConfig(env: Record<string, string | undefined> = process.env): StampConfig {
+  return loadConfig(configSchema, env);
+}

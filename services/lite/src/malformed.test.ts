@@ -1,0 +1,123 @@
+import fc from 'fast-check';
+
+import type { Stamp } from './app.ts';
+import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+
+/** Every route of the send/track/verify slice that takes input, with its method. */
+const routes: { method: string; path: string }[] = [
+  { method: 'POST', path: '/v1/send' },
+  { method: 'POST', path: '/v1/track' },
+  { method: 'POST', path: '/v1/verify' },
+  { method: 'POST', path: '/events/track' },
+  { method: 'POST', path: '/contacts' },
+  { method: 'GET', path: '/contacts' },
+  { method: 'GET', path: '/contacts/:id' },
+  { method: 'PATCH', path: '/contacts/:id' },
+  { method: 'DELETE', path: '/contacts/:id' },
+  { method: 'POST', path: '/templates' },
+  { method: 'GET', path: '/templates' },
+  { method: 'GET', path: '/templates/:id' },
+  { method: 'PATCH', path: '/templates/:id' },
+  { method: 'DELETE', path: '/templates/:id' },
+  { method: 'POST', path: '/domains' },
+  { method: 'GET', path: '/domains/:id/verify' },
+  { method: 'GET', path: '/domains/project/:id' },
+  { method: 'DELETE', path: '/domains/:id' },
+  { method: 'GET', path: '/outbox' },
+  { method: 'GET', path: '/outbox/:id' },
+  { method: 'GET', path: '/emails/:id' },
+];
+
+const json = fc.jsonValue({ maxDepth: 3 });
+/** Bodies shaped like the real ones, with wrong types and values in every field. */
+const plausible = fc.record(
+  {
+    to: fc.oneof(
+      fc.emailAddress(),
+      json,
+      fc.array(fc.oneof(fc.emailAddress(), json), { maxLength: 3 }),
+    ),
+    subject: fc.oneof(fc.string(), json),
+    body: fc.oneof(fc.string(), json),
+    from: fc.oneof(fc.emailAddress(), json, fc.record({ name: json, email: json })),
+    template: json,
+    email: fc.oneof(fc.emailAddress(), json),
+    event: fc.oneof(fc.string(), json),
+    data: fc.oneof(json, fc.dictionary(fc.string(), json)),
+    headers: fc.oneof(json, fc.dictionary(fc.string(), fc.string())),
+    attachments: fc.oneof(
+      json,
+      fc.array(
+        fc.dictionary(
+          fc.constantFrom('filename', 'content', 'contentType', 'contentId', 'disposition'),
+          json,
+        ),
+        { maxLength: 3 },
+      ),
+    ),
+    subscribed: json,
+    domain: fc.oneof(fc.domain(), json),
+    name: json,
+    type: json,
+  },
+  { requiredKeys: [] },
+);
+const rawBody = fc.oneof(
+  fc.string(),
+  fc.constantFrom('{', '{"to":', '[1,2', 'null', '"x"', '{"__proto__":{"polluted":1}}', '\u0000'),
+);
+const segment = fc.oneof(
+  fc.uuid(),
+  fc.string({ minLength: 1, maxLength: 40 }).map(encodeURIComponent),
+  fc.constantFrom('..', '%2e%2e', 'null', '0'),
+);
+const query = fc.dictionary(
+  fc.constantFrom('limit', 'cursor', 'search', 'page', 'pageSize', 'type'),
+  fc.string({ maxLength: 30 }),
+);
+
+describe('malformed requests never get a 500', () => {
+  let stamp: Stamp;
+
+  beforeAll(async () => {
+    stamp = await startTestStamp();
+  });
+
+  afterAll(async () => {
+    await stamp.close();
+  });
+
+  it.each(routes)('$method $path', async ({ method, path }) => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(plausible, json, rawBody),
+        segment,
+        query,
+        async (body, id, params) => {
+          const search = new URLSearchParams(params).toString();
+          const target = path.replace(':id', id) + (search === '' ? '' : `?${search}`);
+          const payload =
+            method === 'GET' || method === 'DELETE'
+              ? undefined
+              : typeof body === 'string'
+                ? body
+                : JSON.stringify(body);
+          const response = await call(stamp.url, TEST_KEYS.secretKey, method, target, payload);
+          if (response.status >= 500) {
+            throw new Error(
+              `${method} ${target} with ${String(payload)} answered ${response.status}: ${JSON.stringify(response.body)}`,
+            );
+          }
+          if (response.status >= 400) {
+            expect(response.body).toMatchObject({
+              success: false,
+              error: { statusCode: response.status },
+            });
+          }
+          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});

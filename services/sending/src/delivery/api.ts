@@ -1,0 +1,83 @@
+import { caller, cursorPage, cursorQuery, notFound, parse } from '@stamp/http-kit';
+import {
+  type Filter,
+  OUTBOX_COLLECTION,
+  type OutboxDocument,
+  type ViewStore,
+} from '@stamp/platform';
+import { Router } from 'express';
+
+import { EMAILS, type EmailDocument } from '../views.ts';
+
+/** An email status as GET /emails/:id returns it. */
+export function toEmailResource(document: EmailDocument): Record<string, unknown> {
+  return {
+    id: document._id,
+    contactId: document.contactId,
+    to: document.to,
+    from: document.from,
+    subject: document.subject,
+    templateId: document.templateId,
+    sandbox: document.sandbox,
+    status: document.status,
+    attempts: document.attempts,
+    nextRetryAt: document.nextRetryAt,
+    createdAt: document.createdAt,
+    sentAt: document.sentAt,
+    messageId: document.messageId,
+    error: document.error,
+  };
+}
+
+/**
+ * Routes of the local outbox and email status: `GET /outbox?limit&cursor` (captured messages of
+ * the project, newest first, without `raw`), `GET /outbox/:emailId` (with `raw`), `GET
+ * /emails/:id`. Unknown ids give 404 RESOURCE_NOT_FOUND.
+ */
+export function deliveryRouter(deps: { views: ViewStore }): Router {
+  const router = Router();
+  const outbox = () => deps.views.collection<OutboxDocument>(OUTBOX_COLLECTION);
+
+  router.get('/outbox', async (req, res) => {
+    const { projectId } = caller(res);
+    const query = parse(cursorQuery, req.query);
+    const filter: Filter = { projectId };
+    const first = query.cursor === undefined;
+    const total = first ? await outbox().countDocuments(filter) : 0;
+    if (!first) filter._id = { $lt: query.cursor };
+    const fetched = await outbox().find(filter, { sort: { _id: -1 }, limit: query.limit + 1 });
+    const items = fetched.map((document) => ({
+      id: document._id,
+      from: document.from,
+      to: document.to,
+      subject: document.subject,
+      capturedAt: document.capturedAt,
+    }));
+    res.json(cursorPage(items, query.limit, (item) => item.id, first, total));
+  });
+
+  router.get('/outbox/:emailId', async (req, res) => {
+    const { projectId } = caller(res);
+    const document = await outbox().findOne({ _id: req.params.emailId, projectId });
+    if (document === null) throw notFound('RESOURCE_NOT_FOUND', 'Message not found in the outbox');
+    res.json({
+      id: document._id,
+      from: document.from,
+      to: document.to,
+      subject: document.subject,
+      capturedAt: document.capturedAt,
+      raw: document.raw,
+    });
+  });
+
+  router.get('/emails/:id', async (req, res) => {
+    const { projectId } = caller(res);
+    const document = await deps.views
+      .collection<EmailDocument>(EMAILS)
+      .findOne({ _id: req.params.id, projectId });
+    if (document === null) throw notFound('RESOURCE_NOT_FOUND', 'Email not found');
+    res.json(toEmailResource(document));
+  });
+
+  return router;
+}

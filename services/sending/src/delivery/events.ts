@@ -1,0 +1,82 @@
+import type { MailAttachment } from '@stamp/platform';
+
+/** A mailbox in email events. */
+export interface EventMailbox {
+  name?: string;
+  email: string;
+}
+
+/** Data of EmailQueued (stream `email-<id>`): everything delivery needs. */
+export interface EmailQueuedData {
+  emailId: string;
+  contactId: string;
+  to: EventMailbox;
+  from: EventMailbox;
+  replyTo?: string;
+  subject: string;
+  html: string;
+  headers: Record<string, string>;
+  attachments: MailAttachment[];
+  templateId?: string;
+  /** Sandbox sender: only ever delivered to the local outbox. */
+  sandbox: boolean;
+}
+
+/** The email events. */
+export type EmailEvent =
+  | { type: 'EmailQueued'; data: EmailQueuedData }
+  | {
+      type: 'EmailSent';
+      data: { messageId: string; response: string; transport: 'smtp' | 'outbox'; sentAt: string };
+    }
+  | { type: 'EmailDeferred'; data: { attempt: number; error: string; retryAt: string } }
+  | { type: 'EmailRetryDue'; data: { attempt: number } }
+  | { type: 'EmailFailed'; data: { error: string; failedAt: string } };
+
+/** Delivery state of one email stream. */
+export interface EmailState {
+  queued: EmailQueuedData | null;
+  /** Deferred attempts so far. */
+  attempts: number;
+  done: boolean;
+}
+
+/** Stream id of an email. */
+export const emailStream = (id: string): string => `email-${id}`;
+
+/** Folds one event into the delivery state. */
+export function evolveEmail(state: EmailState, event: EmailEvent): EmailState {
+  switch (event.type) {
+    case 'EmailQueued':
+      return { ...state, queued: event.data };
+    case 'EmailDeferred':
+      return { ...state, attempts: event.data.attempt };
+    case 'EmailSent':
+    case 'EmailFailed':
+      return { ...state, done: true };
+    case 'EmailRetryDue':
+      return state;
+  }
+}
+
+/** The initial state. */
+export const initialEmailState = (): EmailState => ({ queued: null, attempts: 0, done: false });
+
+/**
+ * Decides the outcome of a failed delivery attempt: EmailDeferred with exponential backoff
+ * (`baseMs * 2^(attempt-1)` ms), or EmailFailed for a permanent error or once `maxAttempts`
+ * attempts failed. Pure.
+ */
+export function decideFailure(
+  state: EmailState,
+  failure: { message: string; transient: boolean },
+  policy: { baseMs: number; maxAttempts: number },
+  now: Date,
+): EmailEvent {
+  const attempt = state.attempts + 1;
+  if (!failure.transient || attempt >= policy.maxAttempts) {
+    return { type: 'EmailFailed', data: { error: failure.message, failedAt: now.toISOString() } };
+  }
+  const retryAt = new Date(now.getTime() + policy.baseMs * 2 ** (attempt - 1)).toISOString();
+  return { type: 'EmailDeferred', data: { attempt, error: failure.message, retryAt } };
+}

@@ -1,0 +1,118 @@
+import { createHash } from 'node:crypto';
+
+import {
+  type RecordedEvent,
+  TIMERS_COLLECTION,
+  type TimerDocument,
+  type ViewStore,
+} from '@stamp/platform';
+
+import { applyAtRevision, EMAILS } from '../views.ts';
+import type { EmailEvent } from './events.ts';
+
+/** Deterministic UUID (version 8 layout) of the retry timer of `emailId`'s attempt `attempt`. */
+export function retryTimerId(emailId: string, attempt: number): string {
+  const bytes = createHash('sha256').update(`${emailId}:retry:${attempt}`).digest().subarray(0, 16);
+  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
+  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Projects email events into the `emails` view (idempotent by stream revision) and, for
+ * EmailDeferred, writes the retry timer into the `timers` view (only when the view moved, so a
+ * replay does not re-arm a fired timer; a re-armed one would fire a duplicate event id anyway).
+ */
+export async function projectEmail(views: ViewStore, event: RecordedEvent): Promise<void> {
+  const emails = views.collection(EMAILS);
+  const emailId = event.streamId.slice('email-'.length);
+  const typed = { type: event.type, data: event.data } as EmailEvent;
+  switch (typed.type) {
+    case 'EmailQueued': {
+      const data = typed.data;
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        {
+          $set: {
+            projectId: event.metadata.projectId ?? '',
+            contactId: data.contactId,
+            to: data.to,
+            from: data.from,
+            subject: data.subject,
+            templateId: data.templateId ?? null,
+            sandbox: data.sandbox,
+            status: 'QUEUED',
+            attempts: 0,
+            nextRetryAt: null,
+            createdAt: event.createdAt,
+            sentAt: null,
+            messageId: null,
+            error: null,
+          },
+        },
+        true,
+      );
+      return;
+    }
+    case 'EmailDeferred': {
+      const moved = await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        {
+          $set: {
+            attempts: typed.data.attempt,
+            nextRetryAt: typed.data.retryAt,
+            error: typed.data.error,
+          },
+        },
+        false,
+      );
+      if (!moved) return;
+      const timer: TimerDocument = {
+        _id: retryTimerId(emailId, typed.data.attempt),
+        dueAt: Date.parse(typed.data.retryAt),
+        streamId: event.streamId,
+        event: { type: 'EmailRetryDue', data: { attempt: typed.data.attempt } },
+      };
+      await views
+        .collection<TimerDocument>(TIMERS_COLLECTION)
+        .replaceOne({ _id: timer._id }, timer, { upsert: true });
+      return;
+    }
+    case 'EmailSent':
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        {
+          $set: {
+            status: 'SENT',
+            sentAt: typed.data.sentAt,
+            messageId: typed.data.messageId,
+            nextRetryAt: null,
+            error: null,
+          },
+        },
+        false,
+      );
+      return;
+    case 'EmailFailed':
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        { $set: { status: 'FAILED', error: typed.data.error, nextRetryAt: null } },
+        false,
+      );
+      return;
+    case 'EmailRetryDue':
+      await applyAtRevision(emails, emailId, event.revision, { $set: {} }, false);
+      return;
+    default:
+      return;
+  }
+}

@@ -1,0 +1,130 @@
+import type { DomainsApi } from '@stamp/contracts';
+import {
+  DeliveryError,
+  type EventStore,
+  type Logger,
+  type Mailer,
+  type OutgoingMessage,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '@stamp/platform';
+
+import type { RetryPolicy } from '../deps.ts';
+import {
+  decideFailure,
+  type EmailEvent,
+  evolveEmail,
+  initialEmailState,
+  type EmailQueuedData,
+} from './events.ts';
+
+/** What the delivery worker needs. */
+export interface DeliveryDeps {
+  store: EventStore;
+  domains: DomainsApi;
+  logger: Logger;
+  relay?: Mailer;
+  outbox: Mailer;
+  retry: RetryPolicy;
+  /** Called before the outbox sends a message, so it knows the project (cleared afterwards). */
+  remember(emailId: string, projectId: string): () => void;
+}
+
+function outgoing(queued: EmailQueuedData): OutgoingMessage {
+  return {
+    emailId: queued.emailId,
+    from: {
+      address: queued.from.email,
+      ...(queued.from.name === undefined ? {} : { name: queued.from.name }),
+    },
+    to: {
+      address: queued.to.email,
+      ...(queued.to.name === undefined ? {} : { name: queued.to.name }),
+    },
+    ...(queued.replyTo === undefined ? {} : { replyTo: queued.replyTo }),
+    subject: queued.subject,
+    html: queued.html,
+    headers: queued.headers,
+    attachments: queued.attachments,
+  };
+}
+
+/**
+ * Handles EmailQueued and EmailRetryDue (architecture brief, "Delivery"): acts only when the
+ * triggering event is still the last of its stream (no outcome recorded after it), so an email id
+ * is never sent again after its 250 was recorded; picks the outbox (sandbox or no relay) or the
+ * relay, DKIM-signs with the verified sender domain's key, and appends EmailSent, EmailDeferred
+ * (transient failure, exponential backoff) or EmailFailed with the stream's expected revision.
+ */
+export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): Promise<void> {
+  if (event.type !== 'EmailQueued' && event.type !== 'EmailRetryDue') return;
+  const events = await deps.store.readStream(event.streamId);
+  const last = events[events.length - 1];
+  if (last?.id !== event.id) return;
+  let state = initialEmailState();
+  for (const recorded of events) {
+    state = evolveEmail(state, { type: recorded.type, data: recorded.data } as EmailEvent);
+  }
+  const queued = state.queued;
+  if (queued === null || state.done) return;
+  const projectId = event.metadata.projectId ?? '';
+  const message = outgoing(queued);
+  const domain = await deps.domains.senderDomain(projectId, queued.from.email);
+  if (domain?.verified === true) message.dkim = domain.dkim;
+  const useOutbox = queued.sandbox || deps.relay === undefined;
+  const mailer = useOutbox ? deps.outbox : (deps.relay ?? deps.outbox);
+
+  const record = async (outcome: EmailEvent): Promise<void> => {
+    try {
+      await deps.store.append([
+        {
+          streamId: event.streamId,
+          expectedRevision: event.revision,
+          events: [
+            {
+              type: outcome.type,
+              data: outcome.data,
+              metadata: {
+                projectId,
+                correlationId: event.metadata.correlationId,
+                causationId: event.id,
+              },
+            },
+          ],
+        },
+      ]);
+    } catch (error) {
+      // Another worker recorded an outcome first; nothing more to do.
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  };
+
+  const forget = deps.remember(queued.emailId, projectId);
+  try {
+    // The outcome is recorded inside the mailer's commit point (see Mailer.send).
+    await mailer.send(message, (receipt) =>
+      record({
+        type: 'EmailSent',
+        data: {
+          messageId: receipt.messageId,
+          response: receipt.response,
+          transport: useOutbox ? 'outbox' : 'smtp',
+          sentAt: new Date().toISOString(),
+        },
+      }),
+    );
+  } catch (error) {
+    const failure =
+      error instanceof DeliveryError
+        ? { message: error.message, transient: error.transient }
+        : { message: error instanceof Error ? error.message : String(error), transient: true };
+    const outcome = decideFailure(state, failure, deps.retry, new Date());
+    deps.logger.warn(
+      { emailId: queued.emailId, outcome: outcome.type, error: failure.message },
+      'delivery attempt failed',
+    );
+    await record(outcome);
+  } finally {
+    forget();
+  }
+}

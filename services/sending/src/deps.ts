@@ -1,0 +1,60 @@
+import type { AwaitViews, ContactsApi, DomainsApi } from '@stamp/contracts';
+import type { Bus, EventStore, LeaseStore, Logger, Mailer, ViewStore } from '@stamp/platform';
+
+/** Limits of /v1/send (spec part 8). */
+export interface SendingLimits {
+  /** Decoded attachment bytes per email; default 10 MB. */
+  attachmentBytes: number;
+  /** Estimated whole-message bytes; default 40 MB. */
+  messageBytes: number;
+  /** Recipients per request; default 50. */
+  recipients: number;
+}
+
+/** Delivery retry policy: delay `baseMs * 2^(attempt-1)`, failed after `maxAttempts`. */
+export interface RetryPolicy {
+  baseMs: number;
+  maxAttempts: number;
+}
+
+/** Dependencies of the sending service (see `createSendingService`). */
+export interface SendingDeps {
+  store: EventStore;
+  bus: Bus;
+  views: ViewStore;
+  leases: LeaseStore;
+  logger: Logger;
+  awaitViews: AwaitViews;
+  contacts: ContactsApi;
+  domains: DomainsApi;
+  /** SMTP relay; when absent every email goes to the local outbox. */
+  relay?: Mailer;
+  /** Overrides the local outbox mailer (default: an OutboxMailer on `views`). */
+  outbox?: Mailer;
+  /** Sender domain that needs no verification and only ever delivers to the outbox. */
+  sandboxDomain?: string;
+  /** Public base URL of the API, for unsubscribe/subscribe/manage links. */
+  publicUrl: string;
+  limits?: Partial<SendingLimits>;
+  retry?: Partial<RetryPolicy>;
+  /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
+  timers?: { enabled?: boolean; intervalMs?: number };
+}
+
+/** Default sandbox sender domain. */
+export const DEFAULT_SANDBOX_DOMAIN = 'sandbox.stamp.localhost';
+
+/** Default limits (spec part 8). */
+export const DEFAULT_LIMITS: SendingLimits = {
+  attachmentBytes: 10 * 1024 * 1024,
+  messageBytes: 40 * 1024 * 1024,
+  recipients: 50,
+};
+
+/** Default retry policy. */
+export const DEFAULT_RETRY: RetryPolicy = { baseMs: 1000, maxAttempts: 8 };
+
+/** Domain part of an address, lower-cased. */
+export function domainOf(address: string): string {
+  return (address.split('@').pop() ?? '').toLowerCase();
+}

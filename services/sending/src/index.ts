@@ -1,0 +1,135 @@
+import type { ServiceModule } from '@stamp/http-kit';
+import {
+  type Consumer,
+  type Mailer,
+  OutboxMailer,
+  streamCategory,
+  TimerScheduler,
+} from '@stamp/platform';
+import { Router } from 'express';
+
+import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
+import { deliveryRouter } from './delivery/api.ts';
+import { projectEmail } from './delivery/projection.ts';
+import { handleDelivery } from './delivery/worker.ts';
+import { sendRouter } from './send/api.ts';
+import { send, type SendResult } from './send/command.ts';
+import type { SendBody } from './send/schema.ts';
+import { templatesRouter } from './templates/api.ts';
+import { projectTemplate } from './templates/projection.ts';
+
+export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
+export { DEFAULT_SANDBOX_DOMAIN } from './deps.ts';
+export { sendBody, type SendBody } from './send/schema.ts';
+export type { SendResult } from './send/command.ts';
+
+/** The sending service's in-process command API (used by workflows and campaigns). */
+export interface SendingApi {
+  /**
+   * Sends like POST /v1/send with an already parsed body (see `sendBody`); returns the emails
+   * and the log position of the last append.
+   * @throws ApiError as POST /v1/send.
+   */
+  send(context: { projectId: string; requestId: string }, body: SendBody): Promise<SendResult>;
+}
+
+/**
+ * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
+ * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id; projections of the
+ * `templates`, `emails` and `timers` views (group `sending-projection`); the delivery worker
+ * (group `sending-delivery`, topic `email`, concurrency 8); and a TimerScheduler for retries.
+ */
+export function createSendingService(deps: SendingDeps): ServiceModule & { api: SendingApi } {
+  const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const retry = { ...DEFAULT_RETRY, ...deps.retry };
+  const projects = new Map<string, string>();
+  const outbox: Mailer =
+    deps.outbox ?? new OutboxMailer(deps.views, (message) => projects.get(message.emailId) ?? '');
+  const sendDeps = {
+    store: deps.store,
+    views: deps.views,
+    contacts: deps.contacts,
+    domains: deps.domains,
+    sandboxDomain,
+    publicUrl: deps.publicUrl,
+    limits,
+  };
+
+  const router = Router();
+  router.use(sendRouter({ ...sendDeps, awaitViews: deps.awaitViews }));
+  router.use(
+    templatesRouter({
+      store: deps.store,
+      views: deps.views,
+      domains: deps.domains,
+      sandboxDomain,
+      awaitViews: deps.awaitViews,
+    }),
+  );
+  router.use(deliveryRouter({ views: deps.views }));
+
+  let projection: Consumer | undefined;
+  let worker: Consumer | undefined;
+  let scheduler: TimerScheduler | undefined;
+
+  return {
+    name: 'sending',
+    router,
+    api: { send: (context, body) => send(sendDeps, context, body) },
+    start() {
+      projection = deps.bus.consume({
+        groupId: 'sending-projection',
+        topics: ['template', 'email'],
+        concurrency: 8,
+        handle: (event) =>
+          streamCategory(event.streamId) === 'template'
+            ? projectTemplate(deps.views, event)
+            : projectEmail(deps.views, event),
+      });
+      worker = deps.bus.consume({
+        groupId: 'sending-delivery',
+        topics: ['email'],
+        concurrency: 8,
+        handle: (event) =>
+          handleDelivery(
+            {
+              store: deps.store,
+              domains: deps.domains,
+              logger: deps.logger,
+              ...(deps.relay === undefined ? {} : { relay: deps.relay }),
+              outbox,
+              retry,
+              remember(emailId, projectId) {
+                projects.set(emailId, projectId);
+                return () => {
+                  projects.delete(emailId);
+                };
+              },
+            },
+            event,
+          ),
+      });
+      if (deps.timers?.enabled !== false) {
+        scheduler = new TimerScheduler({
+          store: deps.store,
+          views: deps.views,
+          leases: deps.leases,
+          logger: deps.logger,
+          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
+        });
+        scheduler.start();
+      }
+      return Promise.resolve();
+    },
+    async stop() {
+      await scheduler?.stop();
+      await worker?.stop();
+      await projection?.stop();
+      scheduler = undefined;
+      worker = undefined;
+      projection = undefined;
+    },
+    projections: () => (projection === undefined ? [] : [projection]),
+  };
+}

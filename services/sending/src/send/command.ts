@@ -1,0 +1,156 @@
+import type { ContactsApi, DomainsApi } from '@stamp/contracts';
+import { validationError } from '@stamp/http-kit';
+import { type EventStore, newId, type ViewStore } from '@stamp/platform';
+
+import { domainOf, type SendingLimits } from '../deps.ts';
+import { emailStream, type EmailEvent } from '../delivery/events.ts';
+import { findTemplate } from '../templates/api.ts';
+import { assertSenderAllowed } from '../templates/commands.ts';
+import {
+  parseTemplate,
+  renderTemplate,
+  templateScope,
+  TemplateSyntaxError,
+} from '../templates/render.ts';
+import {
+  assertMayReceive,
+  checkSize,
+  emailHeaders,
+  recipientsOf,
+  resolveMessage,
+  splitData,
+  type TemplateDefaults,
+} from './decide.ts';
+import type { SendBody } from './schema.ts';
+
+/** What a send needs. */
+export interface SendDeps {
+  store: EventStore;
+  views: ViewStore;
+  contacts: ContactsApi;
+  domains: DomainsApi;
+  sandboxDomain: string;
+  publicUrl: string;
+  limits: SendingLimits;
+}
+
+/** Result of a send: one entry per recipient in request order, and the last log position. */
+export interface SendResult {
+  emails: { contact: { id: string; email: string }; email: string }[];
+  timestamp: string;
+  position: number;
+}
+
+function checkLiquid(source: string, kind: 'html' | 'text', field: string): void {
+  try {
+    parseTemplate(source, kind);
+  } catch (error) {
+    if (!(error instanceof TemplateSyntaxError)) throw error;
+    throw validationError([
+      { field, message: `Invalid template: ${error.message}`, code: 'invalid_template' },
+    ]);
+  }
+}
+
+/**
+ * POST /v1/send (spec part 4): resolves content and sender, checks the sender domain, then for
+ * each recipient in order upserts the contact, renders subject and body, and appends EmailQueued
+ * to `email-<newId()>`.
+ * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 400 (marketing to an
+ * unsubscribed contact), 413 PAYLOAD_TOO_LARGE, 422 VALIDATION_ERROR.
+ */
+export async function send(
+  deps: SendDeps,
+  context: { projectId: string; requestId: string },
+  body: SendBody,
+): Promise<SendResult> {
+  const { projectId, requestId } = context;
+  let template: TemplateDefaults | null = null;
+  if (body.template !== undefined) {
+    const document = await findTemplate(deps.views, projectId, body.template);
+    template = {
+      id: document._id,
+      subject: document.subject,
+      body: document.body,
+      type: document.type,
+      ...(document.from === undefined ? {} : { from: document.from }),
+      ...(document.fromName === undefined ? {} : { fromName: document.fromName }),
+      ...(document.replyTo === undefined ? {} : { replyTo: document.replyTo }),
+    };
+  }
+  const resolved = resolveMessage(body, template);
+  checkSize(body, resolved, deps.limits);
+  checkLiquid(resolved.subject, 'text', body.subject === undefined ? 'template' : 'subject');
+  checkLiquid(resolved.body, 'html', body.body === undefined ? 'template' : 'body');
+  await assertSenderAllowed(deps, projectId, resolved.from.email);
+  const sandbox = domainOf(resolved.from.email) === deps.sandboxDomain.toLowerCase();
+  const recipients = recipientsOf(body.to);
+  if (recipients.length > deps.limits.recipients) {
+    throw validationError([
+      { field: 'to', message: `At most ${deps.limits.recipients} recipients`, code: 'too_big' },
+    ]);
+  }
+
+  const emails: SendResult['emails'] = [];
+  let position = 0;
+  for (const recipient of recipients) {
+    const { persistent, transient } = splitData(body.data, recipient);
+    const contact = await deps.contacts.upsertRecipient({
+      projectId,
+      email: recipient.email,
+      data: persistent,
+      ...(body.subscribed === undefined ? {} : { subscribed: body.subscribed }),
+      defaultSubscribed: false,
+      correlationId: requestId,
+    });
+    position = Math.max(position, contact.position);
+    assertMayReceive(resolved.marketing, contact);
+    const scope = templateScope(
+      {
+        id: contact.contactId,
+        email: contact.email,
+        subscribed: contact.subscribed,
+        data: { ...contact.data, ...transient },
+      },
+      deps.publicUrl,
+    );
+    const subject = (await renderTemplate(resolved.subject, 'text', scope)).replace(
+      /[\r\n]+/g,
+      ' ',
+    );
+    const html = await renderTemplate(resolved.body, 'html', scope);
+    const emailId = newId();
+    const event: EmailEvent = {
+      type: 'EmailQueued',
+      data: {
+        emailId,
+        contactId: contact.contactId,
+        to: recipient,
+        from: resolved.from,
+        ...(resolved.replyTo === undefined ? {} : { replyTo: resolved.replyTo }),
+        subject,
+        html,
+        headers: emailHeaders(body.headers, resolved.marketing, String(scope.unsubscribeUrl)),
+        attachments: (body.attachments ?? []).map((attachment) => ({ ...attachment })),
+        ...(resolved.templateId === undefined ? {} : { templateId: resolved.templateId }),
+        sandbox,
+      },
+    };
+    const appended = await deps.store.append([
+      {
+        streamId: emailStream(emailId),
+        expectedRevision: 'no_stream',
+        events: [
+          {
+            type: event.type,
+            data: event.data,
+            metadata: { projectId, correlationId: requestId },
+          },
+        ],
+      },
+    ]);
+    position = Math.max(position, appended.position);
+    emails.push({ contact: { id: contact.contactId, email: contact.email }, email: emailId });
+  }
+  return { emails, timestamp: new Date().toISOString(), position };
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
+
+/** RFC 5322 §3.6.8 field name: printable US-ASCII except colon. */
+const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+
+const mailbox = z.object({
+  name: z
+    .string()
+    .max(255)
+    .refine(noNewline, { message: 'Name must not contain line breaks' })
+    .optional(),
+  email: z.email(),
+});
+
+const address = z.union([z.email(), mailbox]);
+
+const primitive = z.union([z.string(), z.number(), z.boolean()]);
+
+const attachment = z
+  .object({
+    filename: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(noNewline, { message: 'Filename must not contain line breaks' }),
+    content: z.base64({ message: 'Content must be base64' }),
+    contentType: z
+      .string()
+      .min(1)
+      .max(255)
+      .regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, { message: 'Invalid content type' })
+      .refine(noNewline, { message: 'Content type must not contain line breaks' }),
+    contentId: z
+      .string()
+      .min(1)
+      .max(255)
+      .refine(noNewline, { message: 'Content id must not contain line breaks' })
+      .optional(),
+    disposition: z.enum(['attachment', 'inline']).optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.disposition === 'inline' && value.contentId === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['contentId'],
+        message: 'Inline attachments require a contentId',
+      });
+    }
+  });
+
+/**
+ * Body of POST /v1/send (spec part 4, API reference "POST /v1/send"). The content rule (template
+ * or subject and body) is checked here too, as a field error on `template`.
+ */
+export const sendBody = z
+  .object({
+    to: z.union([address, z.array(address).min(1).max(50)]),
+    subject: z
+      .string()
+      .min(1)
+      .max(998)
+      .refine(noNewline, { message: 'Subject must not contain line breaks' })
+      .optional(),
+    body: z.string().min(1).optional(),
+    template: z.string().min(1).max(100).optional(),
+    from: address.optional(),
+    name: z
+      .string()
+      .max(255)
+      .refine(noNewline, { message: 'Name must not contain line breaks' })
+      .optional(),
+    reply: z.email().optional(),
+    subscribed: z.boolean().optional(),
+    headers: z
+      .record(
+        z.string().regex(FIELD_NAME, { message: 'Invalid header name' }),
+        z
+          .string()
+          .max(998, { message: 'Header values are at most 998 characters' })
+          .refine(noNewline, { message: 'Header values must not contain line breaks' }),
+      )
+      .optional(),
+    data: z
+      .record(
+        z.string(),
+        z.union([
+          primitive,
+          z.null(),
+          z.object({ value: primitive, persistent: z.boolean().optional() }),
+        ]),
+      )
+      .optional(),
+    attachments: z.array(attachment).max(10).optional(),
+  })
+  .superRefine((value, context) => {
+    if (value.template === undefined && (value.subject === undefined || value.body === undefined)) {
+      context.addIssue({
+        code: 'custom',
+        path: ['template'],
+        message: 'Either template or both subject and body are required',
+      });
+    }
+  });
+
+/** A parsed /v1/send body. */
+export type SendBody = z.infer<typeof sendBody>;

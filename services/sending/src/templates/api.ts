@@ -1,0 +1,170 @@
+import type { AwaitViews } from '@stamp/contracts';
+import { caller, notFound, pageQuery, parse } from '@stamp/http-kit';
+import type { Filter, ViewStore } from '@stamp/platform';
+import { Router } from 'express';
+import { z } from 'zod';
+
+import { TEMPLATES, type TemplateDocument } from '../views.ts';
+import {
+  createTemplate,
+  deleteTemplate,
+  type TemplateCommandDeps,
+  updateTemplate,
+} from './commands.ts';
+import type { TemplateFields, TemplatePatch } from './events.ts';
+
+const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
+const subject = z
+  .string()
+  .min(1)
+  .max(998)
+  .refine(noNewline, { message: 'Subject must not contain line breaks' });
+const templateType = z.enum(['TRANSACTIONAL', 'MARKETING']);
+const displayName = z
+  .string()
+  .max(255)
+  .refine(noNewline, { message: 'Must not contain line breaks' });
+
+const createBody = z.object({
+  name: z.string().trim().min(1).max(255),
+  subject,
+  body: z.string().min(1),
+  type: templateType.default('TRANSACTIONAL'),
+  from: z.email().optional(),
+  fromName: displayName.optional(),
+  replyTo: z.email().optional(),
+});
+
+const patchBody = z.object({
+  name: z.string().trim().min(1).max(255).optional(),
+  subject: subject.optional(),
+  body: z.string().min(1).optional(),
+  type: templateType.optional(),
+  from: z.email().nullable().optional(),
+  fromName: displayName.nullable().optional(),
+  replyTo: z.email().nullable().optional(),
+});
+
+const listQuery = pageQuery.extend({
+  limit: z.coerce.number().int().min(1).max(100).optional(),
+  type: templateType.optional(),
+  search: z.string().max(200).optional(),
+});
+
+/** A template as the API returns it (spec part 2 "Template"). */
+export interface TemplateResource {
+  id: string;
+  name: string;
+  subject: string;
+  body: string;
+  type: string;
+  from: string | null;
+  fromName: string | null;
+  replyTo: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Maps a view document to the API shape. */
+export function toTemplateResource(document: TemplateDocument): TemplateResource {
+  return {
+    id: document._id,
+    name: document.name,
+    subject: document.subject,
+    body: document.body,
+    type: document.type,
+    from: document.from ?? null,
+    fromName: document.fromName ?? null,
+    replyTo: document.replyTo ?? null,
+    createdAt: document.createdAt,
+    updatedAt: document.updatedAt,
+  };
+}
+
+/**
+ * Reads a live template of the project from the view.
+ * @throws ApiError 404 TEMPLATE_NOT_FOUND.
+ */
+export async function findTemplate(
+  views: ViewStore,
+  projectId: string,
+  id: string,
+): Promise<TemplateDocument> {
+  const document = await views
+    .collection<TemplateDocument>(TEMPLATES)
+    .findOne({ _id: id, projectId, deleted: false });
+  if (document === null) throw notFound('TEMPLATE_NOT_FOUND', `Template ${id} not found`);
+  return document;
+}
+
+const escapeRegex = (value: string): string => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Dependencies of the template routes. */
+export interface TemplatesRouterDeps extends TemplateCommandDeps {
+  views: ViewStore;
+  awaitViews: AwaitViews;
+}
+
+/**
+ * Template routes (spec part 4 "Templates"): POST/GET /templates, GET/PATCH/DELETE
+ * /templates/:id. Errors: 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 422 VALIDATION_ERROR.
+ */
+export function templatesRouter(deps: TemplatesRouterDeps): Router {
+  const router = Router();
+
+  router.post('/templates', async (req, res) => {
+    const who = caller(res);
+    const fields: TemplateFields = parse(createBody, req.body);
+    const { id, position } = await createTemplate(deps, who, fields);
+    await deps.awaitViews(position);
+    res.status(201).json(toTemplateResource(await findTemplate(deps.views, who.projectId, id)));
+  });
+
+  router.get('/templates', async (req, res) => {
+    const { projectId } = caller(res);
+    const query = parse(listQuery, req.query);
+    const pageSize = query.limit ?? query.pageSize;
+    const filter: Filter = { projectId, deleted: false };
+    if (query.type !== undefined) filter.type = query.type;
+    if (query.search !== undefined && query.search !== '') {
+      const pattern = { $regex: escapeRegex(query.search), $options: 'i' };
+      filter.$or = [{ name: pattern }, { subject: pattern }];
+    }
+    const collection = deps.views.collection<TemplateDocument>(TEMPLATES);
+    const total = await collection.countDocuments(filter);
+    const documents = await collection.find(filter, {
+      sort: { _id: -1 },
+      skip: (query.page - 1) * pageSize,
+      limit: pageSize,
+    });
+    res.json({
+      templates: documents.map(toTemplateResource),
+      total,
+      page: query.page,
+      pageSize,
+      totalPages: Math.ceil(total / pageSize),
+    });
+  });
+
+  router.get('/templates/:id', async (req, res) => {
+    const { projectId } = caller(res);
+    res.json(toTemplateResource(await findTemplate(deps.views, projectId, req.params.id)));
+  });
+
+  router.patch('/templates/:id', async (req, res) => {
+    const who = caller(res);
+    const patch: TemplatePatch = parse(patchBody, req.body ?? {});
+    const { position } = await updateTemplate(deps, who, req.params.id, patch);
+    await deps.awaitViews(position);
+    res.json(toTemplateResource(await findTemplate(deps.views, who.projectId, req.params.id)));
+  });
+
+  router.delete('/templates/:id', async (req, res) => {
+    const who = caller(res);
+    const { position } = await deleteTemplate(deps, who, req.params.id);
+    await deps.awaitViews(position);
+    res.json({ success: true, id: req.params.id });
+  });
+
+  return router;
+}
