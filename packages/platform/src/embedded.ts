@@ -39,7 +39,15 @@ export function openEmbeddedPlatform(options: {
   const checkpoints = new SqliteCheckpointStore(db);
   const views = new SqliteViewStore(db);
   const leases = new SqliteLeaseStore(db);
-  const bus = new LogBus({ store, checkpoints, logger: options.logger, pollMs: options.pollMs });
+  const bus = new LogBus({
+    store,
+    checkpoints,
+    logger: options.logger,
+    pollMs: options.pollMs,
+    beforeCheckpoint: () => {
+      views.flush();
+    },
+  });
   return {
     db,
     store,

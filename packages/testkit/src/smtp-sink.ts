@@ -77,6 +77,9 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     },
   });
 
+  // A client that dies mid-session (for example a process killed by a crash test) resets its
+  // connection; that is the peer's failure, not the sink's.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       resolve();

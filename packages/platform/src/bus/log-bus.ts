@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 
-import type { EventStore, RecordedEvent } from '../event-store/event-store.ts';
+import type { AppendNotice, EventStore, RecordedEvent } from '../event-store/event-store.ts';
 import type { Bus, ConsumeOptions, Consumer } from './bus.ts';
 import type { CheckpointStore } from './checkpoint-store.ts';
 
@@ -13,12 +13,20 @@ export interface LogBusOptions {
   pollMs?: number;
   /** First delay (ms) before a failed event is retried; doubles up to 30 s. Default 100. */
   retryMs?: number;
+  /**
+   * Least time between two checkpoint writes of a group, ms (default 100). The position in memory
+   * is always current; after a crash a group re-reads at most this much of the log, which its
+   * idempotent handlers absorb.
+   */
+  checkpointIntervalMs?: number;
+  /** Runs before every checkpoint write, for example to flush written-behind views. */
+  beforeCheckpoint?: () => void;
 }
 
 /**
  * The embedded Bus: each consumer group reads the event log itself from its checkpoint, woken by
- * appends, and commits the checkpoint after each handled batch. Topics are stream categories and
- * the partition key is the stream id, as with the Kafka relay.
+ * appends to its topics, and commits the checkpoint after handled batches. Topics are stream
+ * categories and the partition key is the stream id, as with the Kafka relay.
  */
 export class LogBus implements Bus {
   private readonly options: LogBusOptions;
@@ -36,8 +44,17 @@ class LogConsumer implements Consumer {
   readonly groupId: string;
   private readonly bus: LogBusOptions;
   private readonly options: ConsumeOptions;
+  private readonly topics: ReadonlySet<string>;
+  /** Position handled in memory; `saved` is what the checkpoint store holds. */
   private checkpoint: number;
+  private saved: number;
+  private saveTimer: NodeJS.Timeout | undefined;
+  private lastSaveAt = 0;
   private stopped = false;
+  /** Set while the loop sleeps with nothing left to read; cleared by a wake. */
+  private idle = false;
+  /** Set by an append to one of the topics; cleared when the loop starts a read. */
+  private dirty = false;
   private wake: (() => void) | undefined;
   private readonly waiters = new Set<{ position: number; resolve: (ok: boolean) => void }>();
   private readonly unsubscribe: () => void;
@@ -47,8 +64,12 @@ class LogConsumer implements Consumer {
     this.bus = bus;
     this.options = options;
     this.groupId = options.groupId;
+    this.topics = new Set(options.topics);
     this.checkpoint = bus.checkpoints.load(options.groupId);
-    this.unsubscribe = bus.store.onAppend(() => this.wake?.());
+    this.saved = this.checkpoint;
+    this.unsubscribe = bus.store.onAppend((notice) => {
+      this.onAppend(notice);
+    });
     this.loop = this.run();
   }
 
@@ -71,31 +92,74 @@ class LogConsumer implements Consumer {
         waiter.resolve(false);
       }, timeoutMs);
       this.waiters.add(waiter);
-      this.wake?.();
+      this.wakeUp();
     });
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     this.unsubscribe();
-    this.wake?.();
+    this.wakeUp();
     await this.loop;
+    clearTimeout(this.saveTimer);
+    this.save();
     for (const waiter of this.waiters) waiter.resolve(this.checkpoint >= waiter.position);
+  }
+
+  /**
+   * An append in this process wakes the loop when it wrote one of the group's topics. Otherwise,
+   * when the group is idle and the append directly follows its position (no event of another
+   * writer in between), the group is at the append's last position without reading anything.
+   */
+  private onAppend(notice: AppendNotice): void {
+    for (const category of notice.categories) {
+      if (this.topics.has(category)) {
+        this.dirty = true;
+        this.wakeUp();
+        return;
+      }
+    }
+    if (this.idle && !this.dirty && notice.first === this.checkpoint + 1) this.advance(notice.last);
+    else this.wakeUp();
+  }
+
+  private wakeUp(): void {
+    this.idle = false;
+    this.wake?.();
   }
 
   private advance(position: number): void {
     if (position <= this.checkpoint) return;
     this.checkpoint = position;
-    this.bus.checkpoints.save(this.groupId, position);
     for (const waiter of this.waiters) {
       if (position >= waiter.position) waiter.resolve(true);
     }
+    this.scheduleSave();
+  }
+
+  private scheduleSave(): void {
+    if (this.saveTimer !== undefined) return;
+    const interval = this.bus.checkpointIntervalMs ?? 100;
+    const delay = Math.max(0, this.lastSaveAt + interval - Date.now());
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, delay);
+  }
+
+  private save(): void {
+    if (this.saved === this.checkpoint) return;
+    this.bus.beforeCheckpoint?.();
+    this.bus.checkpoints.save(this.groupId, this.checkpoint);
+    this.saved = this.checkpoint;
+    this.lastSaveAt = Date.now();
   }
 
   private async run(): Promise<void> {
     const { store, pollMs = 250 } = this.bus;
     const batchSize = this.options.batchSize ?? 256;
     while (!this.stopped) {
+      this.dirty = false;
       const head = await store.headPosition();
       const events = await store.readAll({
         after: this.checkpoint,
@@ -105,8 +169,9 @@ class LogConsumer implements Consumer {
       const batch = events.filter((event) => event.position <= head);
       if (batch.length > 0) await this.handleBatch(batch);
       if (this.stopped) break;
-      if (batch.length < batchSize) {
+      if (batch.length < batchSize && !this.dirty) {
         this.advance(head);
+        this.idle = true;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, pollMs);
           function done(): void {
@@ -114,8 +179,10 @@ class LogConsumer implements Consumer {
             resolve();
           }
           this.wake = done;
+          if (!this.idle) done();
         });
         this.wake = undefined;
+        this.idle = false;
       }
     }
   }

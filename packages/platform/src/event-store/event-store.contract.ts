@@ -128,7 +128,7 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
 
     it('notifies listeners after an append', async () => {
       const seen: number[] = [];
-      const off = store.onAppend((position) => seen.push(position));
+      const off = store.onAppend((notice) => seen.push(notice.last));
       const { position } = await store.append([
         { streamId: 'n-1', expectedRevision: 'any', events: [{ type: 'A', data: {} }] },
       ]);

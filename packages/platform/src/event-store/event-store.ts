@@ -59,6 +59,18 @@ export interface AppendResult {
   position: number;
 }
 
+/** What an append in this process wrote, as told to {@link EventStore.onAppend} listeners. */
+export interface AppendNotice {
+  /** Position of the first and of the last event appended. */
+  first: number;
+  last: number;
+  /** Categories of the streams written. */
+  categories: ReadonlySet<string>;
+}
+
+/** Listener of {@link EventStore.onAppend}. */
+export type AppendListener = (notice: AppendNotice) => void;
+
 /** Options of {@link EventStore.readAll}. */
 export interface ReadAllOptions {
   /** Read events with a position strictly greater than this; 0 reads from the start. */
@@ -87,7 +99,7 @@ export interface EventStore {
    * Calls `listener` after every append in this process; returns the function that unsubscribes.
    * Readers in other processes poll {@link readAll}.
    */
-  onAppend(listener: (position: number) => void): () => void;
+  onAppend(listener: AppendListener): () => void;
   /** Releases resources; pending reads finish first. */
   close(): Promise<void>;
 }

@@ -4,6 +4,8 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 import { transaction } from '../sqlite/database.ts';
 import {
+  type AppendListener,
+  type AppendNotice,
   type AppendResult,
   DuplicateEventError,
   type EventMetadata,
@@ -50,6 +52,7 @@ function toRecorded(row: EventRow): RecordedEvent {
 export class SqliteEventStore implements EventStore {
   private readonly db: DatabaseSync;
   private readonly emitter = new EventEmitter();
+  private readonly byCategories = new Map<string, StatementSync>();
   private readonly statements: {
     revision: StatementSync;
     insert: StatementSync;
@@ -105,6 +108,7 @@ export class SqliteEventStore implements EventStore {
     const result = transaction(this.db, () => {
       const revisions: Record<string, number> = {};
       let position = 0;
+      let first = 0;
       for (const { streamId, expectedRevision, events } of streams) {
         const row = this.statements.revision.get(streamId) as { revision: number } | undefined;
         let revision = row?.revision ?? -1;
@@ -130,14 +134,19 @@ export class SqliteEventStore implements EventStore {
             now,
           );
           position = Number(inserted.lastInsertRowid);
+          if (first === 0) first = position;
         }
         if (events.length > 0) this.statements.upsertStream.run(streamId, revision);
         revisions[streamId] = revision;
       }
-      return { revisions, position };
+      return { revisions, position, first };
     });
-    if (result.position > 0) this.emitter.emit('append', result.position);
-    return result;
+    if (result.position > 0) {
+      const categories = new Set(streams.map(({ streamId }) => streamCategory(streamId)));
+      const notice: AppendNotice = { first: result.first, last: result.position, categories };
+      this.emitter.emit('append', notice);
+    }
+    return { revisions: result.revisions, position: result.position };
   }
 
   readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -152,13 +161,17 @@ export class SqliteEventStore implements EventStore {
     } else if (categories.length === 0) {
       rows = [];
     } else {
-      const marks = categories.map(() => '?').join(', ');
-      rows = this.db
-        .prepare(
+      const cacheKey = categories.join('\u0000');
+      let statement = this.byCategories.get(cacheKey);
+      if (statement === undefined) {
+        const marks = categories.map(() => '?').join(', ');
+        statement = this.db.prepare(
           `SELECT * FROM events WHERE category IN (${marks}) AND position > ?
            ORDER BY position LIMIT ?`,
-        )
-        .all(...categories, after, limit) as unknown as EventRow[];
+        );
+        this.byCategories.set(cacheKey, statement);
+      }
+      rows = statement.all(...categories, after, limit) as unknown as EventRow[];
     }
     return Promise.resolve(rows.map(toRecorded));
   }
@@ -167,7 +180,7 @@ export class SqliteEventStore implements EventStore {
     return Promise.resolve((this.statements.head.get() as { head: number }).head);
   }
 
-  onAppend(listener: (position: number) => void): () => void {
+  onAppend(listener: AppendListener): () => void {
     this.emitter.on('append', listener);
     return () => this.emitter.off('append', listener);
   }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 
 /** Options for {@link openDatabase}. */
 export interface DatabaseOptions {
@@ -21,6 +21,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
   db.exec(`PRAGMA journal_mode = WAL;
     PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
     PRAGMA busy_timeout = 5000;
+    PRAGMA wal_autocheckpoint = 10000;
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -65536;`);
   return db;
@@ -31,13 +32,27 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
  * synchronous: node:sqlite is, and no other statement can interleave with the transaction.
  */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
+  let control = controls.get(db);
+  if (control === undefined) {
+    control = {
+      begin: db.prepare('BEGIN IMMEDIATE'),
+      commit: db.prepare('COMMIT'),
+      rollback: db.prepare('ROLLBACK'),
+    };
+    controls.set(db, control);
+  }
+  control.begin.run();
   try {
     const result = work();
-    db.exec('COMMIT');
+    control.commit.run();
     return result;
   } catch (error) {
-    db.exec('ROLLBACK');
+    control.rollback.run();
     throw error;
   }
 }
+
+const controls = new WeakMap<
+  DatabaseSync,
+  { begin: StatementSync; commit: StatementSync; rollback: StatementSync }
+>();

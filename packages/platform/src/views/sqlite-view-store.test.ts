@@ -14,7 +14,9 @@ describe('SqliteViewStore on disk', () => {
   it('keeps documents across a reopen', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stamp-views-')), 'stamp.db');
     const db = openDatabase(path);
-    await new SqliteViewStore(db).collection('c').insertOne({ _id: '1', a: 1 });
+    const views = new SqliteViewStore(db);
+    await views.collection('c').insertOne({ _id: '1', a: 1 });
+    await views.close();
     db.close();
     const reopened = new SqliteViewStore(openDatabase(path));
     expect(await reopened.collection('c').findOne({ _id: '1' })).toEqual({ _id: '1', a: 1 });

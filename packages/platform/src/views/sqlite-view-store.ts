@@ -4,6 +4,8 @@ import { aggregate, Query } from 'mingo';
 import { update as applyUpdate } from 'mingo/updater';
 import type { AnyObject } from 'mingo/types';
 
+import { transaction } from '../sqlite/database.ts';
+import { compileFilter } from './simple-filter.ts';
 import {
   type BulkOperation,
   DuplicateKeyError,
@@ -45,7 +47,9 @@ function indexKey(index: Index, document: Record<string, unknown>): string | und
 
 /**
  * Embedded view store: every collection is held in memory (a Map by `_id`, loaded from SQLite on
- * first use) and written through to the `view_documents` table, so views survive restarts.
+ * first use); changes are written behind to the `view_documents` table in batched transactions,
+ * so views survive restarts. The embedded bus flushes them before it records a checkpoint, so a
+ * view on disk is never behind the checkpoints of its projections.
  * Queries use mingo (MongoDB query semantics); equality filters on indexed fields are answered
  * from in-memory hash indexes instead of a scan.
  */
@@ -53,8 +57,17 @@ export class SqliteViewStore implements ViewStore {
   private readonly db: DatabaseSync;
   private readonly collections = new Map<string, SqliteViewCollection>();
   readonly statements: { load: StatementSync; put: StatementSync; remove: StatementSync };
+  /** Changed documents not yet on disk, by collection and id (null = removed). */
+  private readonly pending = new Map<string, Map<string, ViewDocument | null>>();
+  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly flushMs: number;
 
-  constructor(db: DatabaseSync) {
+  /**
+   * @param flushMs how long a change may stay in memory only, ms (default 50): writes are
+   *   batched into one transaction. Call {@link flush} before recording a checkpoint.
+   */
+  constructor(db: DatabaseSync, flushMs = 50) {
+    this.flushMs = flushMs;
     this.db = db;
     db.exec(`CREATE TABLE IF NOT EXISTS view_documents (
       collection TEXT NOT NULL, id TEXT NOT NULL, document TEXT NOT NULL,
@@ -77,13 +90,44 @@ export class SqliteViewStore implements ViewStore {
     return collection as unknown as ViewCollection<T>;
   }
 
+  /** Records a changed (`document`) or removed (null) document; written by the next flush. */
+  stage(collection: string, id: string, document: ViewDocument | null): void {
+    let changes = this.pending.get(collection);
+    if (changes === undefined) {
+      changes = new Map();
+      this.pending.set(collection, changes);
+    }
+    changes.set(id, document);
+    this.flushTimer ??= setTimeout(() => {
+      this.flush();
+    }, this.flushMs);
+  }
+
+  /** Writes every staged change to disk in one transaction. */
+  flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.size === 0) return;
+    transaction(this.db, () => {
+      for (const [collection, changes] of this.pending) {
+        for (const [id, document] of changes) {
+          if (document === null) this.statements.remove.run(collection, id);
+          else this.statements.put.run(collection, id, JSON.stringify(document));
+        }
+      }
+    });
+    this.pending.clear();
+  }
+
   drop(name: string): Promise<void> {
+    this.pending.delete(name);
     this.db.prepare('DELETE FROM view_documents WHERE collection = ?').run(name);
     this.collections.get(name)?.clear();
     return Promise.resolve();
   }
 
   close(): Promise<void> {
+    this.flush();
     return Promise.resolve();
   }
 }
@@ -132,10 +176,10 @@ class SqliteViewCollection implements ViewCollection {
   }
 
   private matching(filter: Filter): ViewDocument[] {
-    const query = new Query(filter, {});
+    const test = compileFilter(filter);
     const result: ViewDocument[] = [];
     for (const document of this.candidates(filter)) {
-      if (query.test(document)) result.push(document);
+      if (test(document)) result.push(document);
     }
     return result;
   }
@@ -181,19 +225,19 @@ class SqliteViewCollection implements ViewCollection {
     if (previous !== undefined) this.unindex(previous);
     this.documents.set(document._id, document);
     this.index(document);
-    this.store.statements.put.run(this.name, document._id, JSON.stringify(document));
+    this.store.stage(this.name, document._id, document);
   }
 
   private remove(document: ViewDocument): void {
     this.unindex(document);
     this.documents.delete(document._id);
-    this.store.statements.remove.run(this.name, document._id);
+    this.store.stage(this.name, document._id, null);
   }
 
   findOne(filter: Filter): Promise<ViewDocument | null> {
-    const query = new Query(filter, {});
+    const test = compileFilter(filter);
     for (const document of this.candidates(filter)) {
-      if (query.test(document)) return Promise.resolve(structuredClone(document));
+      if (test(document)) return Promise.resolve(structuredClone(document));
     }
     return Promise.resolve(null);
   }
