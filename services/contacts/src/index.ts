@@ -65,7 +65,7 @@ export function createContactsService(
   };
   const router = Router();
   router.use(contactsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
-  router.use(trackRouter({ contacts: api, store: deps.store, awaitViews: deps.awaitViews }));
+  router.use(trackRouter({ commands, awaitViews: deps.awaitViews }));
   router.use(createVerifyRouter({ resolver: deps.resolver }));
 
   let consumers: Consumer[] = [];

@@ -183,6 +183,8 @@ class LogConsumer implements Consumer {
         });
         this.wake = undefined;
         this.idle = false;
+        // Let appends made in the same turn of the event loop join the next read.
+        await new Promise((resolve) => setImmediate(resolve));
       }
     }
   }

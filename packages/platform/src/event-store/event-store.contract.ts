@@ -126,6 +126,35 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       expect(later.map((event) => event.type)).toEqual(['B']);
     });
 
+    it('settles concurrent appends independently: one conflict fails only itself', async () => {
+      await store.append([
+        { streamId: 'c-1', expectedRevision: 'no_stream', events: [{ type: 'A', data: {} }] },
+      ]);
+      const results = await Promise.allSettled([
+        store.append([
+          { streamId: 'c-2', expectedRevision: 'no_stream', events: [{ type: 'B', data: {} }] },
+        ]),
+        store.append([
+          { streamId: 'c-3', expectedRevision: 'no_stream', events: [{ type: 'C', data: {} }] },
+          { streamId: 'c-1', expectedRevision: 'no_stream', events: [{ type: 'D', data: {} }] },
+        ]),
+        store.append([{ streamId: 'c-1', expectedRevision: 0, events: [{ type: 'E', data: {} }] }]),
+        store.append([{ streamId: 'c-1', expectedRevision: 0, events: [{ type: 'F', data: {} }] }]),
+      ]);
+      expect(results.map((result) => result.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'rejected',
+      ]);
+      expect(await store.readStream('c-3')).toEqual([]);
+      expect((await store.readStream('c-1')).map((event) => event.type)).toEqual(['A', 'E']);
+      const positions = results.flatMap((result) =>
+        result.status === 'fulfilled' ? [result.value.position] : [],
+      );
+      expect(positions[1]).toBeGreaterThan(positions[0]!);
+    });
+
     it('notifies listeners after an append', async () => {
       const seen: number[] = [];
       const off = store.onAppend((notice) => seen.push(notice.last));

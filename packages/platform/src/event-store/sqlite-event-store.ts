@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
+import { newId } from '../ids.ts';
 import { transaction } from '../sqlite/database.ts';
 import {
   type AppendListener,
@@ -30,6 +30,13 @@ interface EventRow {
   created_at: number;
 }
 
+/** What one append wrote: new revisions, and positions of its first and last event. */
+interface Written {
+  revisions: Record<string, number>;
+  position: number;
+  first: number;
+}
+
 function toRecorded(row: EventRow): RecordedEvent {
   return {
     id: row.id,
@@ -46,8 +53,8 @@ function toRecorded(row: EventRow): RecordedEvent {
 
 /**
  * Embedded event store on SQLite: one `events` table (position = rowid) and a `streams` table of
- * current revisions. An append is one `BEGIN IMMEDIATE` transaction, so a multi-stream append is
- * atomic and an acknowledged append survives `kill -9` (WAL).
+ * current revisions. A multi-stream append is atomic (one savepoint of a `BEGIN IMMEDIATE`
+ * transaction) and an acknowledged append survives `kill -9` (WAL).
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: DatabaseSync;
@@ -61,7 +68,15 @@ export class SqliteEventStore implements EventStore {
     readAll: StatementSync;
     head: StatementSync;
     hasId: StatementSync;
+    savepoint: StatementSync;
+    release: StatementSync;
+    rollbackTo: StatementSync;
   };
+  private queue: {
+    streams: readonly StreamAppend[];
+    resolve: (result: AppendResult) => void;
+    reject: (error: unknown) => void;
+  }[] = [];
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -95,58 +110,117 @@ export class SqliteEventStore implements EventStore {
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events'),
       hasId: db.prepare('SELECT 1 AS found FROM events WHERE id = ?'),
+      savepoint: db.prepare('SAVEPOINT append'),
+      release: db.prepare('RELEASE append'),
+      rollbackTo: db.prepare('ROLLBACK TO append'),
     };
   }
 
-  async append(streams: readonly StreamAppend[]): Promise<AppendResult> {
-    return this.appendSync(streams);
+  /**
+   * Appends are committed in groups: the appends requested within one turn of the event loop
+   * share one transaction (each in its own savepoint, so one append's failure touches no other),
+   * which saves a commit per append under concurrent load. Each promise settles after the commit.
+   */
+  append(streams: readonly StreamAppend[]): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ streams, resolve, reject });
+      if (this.queue.length === 1) {
+        setImmediate(() => {
+          this.commitQueue();
+        });
+      }
+    });
   }
 
-  /** Synchronous {@link append}; the embedded adapters use it to record an outcome at once. */
+  /** Synchronous single {@link append}, in its own transaction. */
   appendSync(streams: readonly StreamAppend[]): AppendResult {
+    const written = transaction(this.db, () => this.write(streams, Date.now()));
+    this.notify(streams, written);
+    return { revisions: written.revisions, position: written.position };
+  }
+
+  private commitQueue(): void {
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
     const now = Date.now();
-    const result = transaction(this.db, () => {
-      const revisions: Record<string, number> = {};
-      let position = 0;
-      let first = 0;
-      for (const { streamId, expectedRevision, events } of streams) {
-        const row = this.statements.revision.get(streamId) as { revision: number } | undefined;
-        let revision = row?.revision ?? -1;
-        if (!revisionMatches(expectedRevision, revision)) {
-          throw new WrongExpectedRevisionError(streamId, expectedRevision, revision);
-        }
-        const category = streamCategory(streamId);
-        for (const event of events) {
-          const id = event.id ?? randomUUID();
-          if (event.id !== undefined && this.statements.hasId.get(id) !== undefined) {
-            throw new DuplicateEventError(id);
+    const outcomes: ({ written: Written } | { error: unknown })[] = [];
+    try {
+      transaction(this.db, () => {
+        for (const { streams } of batch) {
+          this.statements.savepoint.run();
+          try {
+            outcomes.push({ written: this.write(streams, now) });
+            this.statements.release.run();
+          } catch (error) {
+            this.statements.rollbackTo.run();
+            this.statements.release.run();
+            outcomes.push({ error });
           }
-          revision += 1;
-          const inserted = this.statements.insert.run(
-            id,
-            streamId,
-            category,
-            revision,
-            event.type,
-            event.schemaVersion ?? 1,
-            JSON.stringify(event.data),
-            JSON.stringify(event.metadata ?? {}),
-            now,
-          );
-          position = Number(inserted.lastInsertRowid);
-          if (first === 0) first = position;
         }
-        if (events.length > 0) this.statements.upsertStream.run(streamId, revision);
-        revisions[streamId] = revision;
-      }
-      return { revisions, position, first };
-    });
-    if (result.position > 0) {
-      const categories = new Set(streams.map(({ streamId }) => streamCategory(streamId)));
-      const notice: AppendNotice = { first: result.first, last: result.position, categories };
-      this.emitter.emit('append', notice);
+      });
+    } catch (error) {
+      for (const request of batch) request.reject(error);
+      return;
     }
-    return { revisions: result.revisions, position: result.position };
+    for (const [index, request] of batch.entries()) {
+      const outcome = outcomes[index];
+      if (outcome === undefined) continue;
+      if ('error' in outcome) {
+        request.reject(outcome.error);
+      } else {
+        this.notify(request.streams, outcome.written);
+        request.resolve({
+          revisions: outcome.written.revisions,
+          position: outcome.written.position,
+        });
+      }
+    }
+  }
+
+  private notify(streams: readonly StreamAppend[], written: Written): void {
+    if (written.position === 0) return;
+    const categories = new Set(streams.map(({ streamId }) => streamCategory(streamId)));
+    const notice: AppendNotice = { first: written.first, last: written.position, categories };
+    this.emitter.emit('append', notice);
+  }
+
+  /** Writes one append inside the caller's transaction. */
+  private write(streams: readonly StreamAppend[], now: number): Written {
+    const revisions: Record<string, number> = {};
+    let position = 0;
+    let first = 0;
+    for (const { streamId, expectedRevision, events } of streams) {
+      const row = this.statements.revision.get(streamId) as { revision: number } | undefined;
+      let revision = row?.revision ?? -1;
+      if (!revisionMatches(expectedRevision, revision)) {
+        throw new WrongExpectedRevisionError(streamId, expectedRevision, revision);
+      }
+      const category = streamCategory(streamId);
+      for (const event of events) {
+        const id = event.id ?? newId(now);
+        if (event.id !== undefined && this.statements.hasId.get(id) !== undefined) {
+          throw new DuplicateEventError(id);
+        }
+        revision += 1;
+        const inserted = this.statements.insert.run(
+          id,
+          streamId,
+          category,
+          revision,
+          event.type,
+          event.schemaVersion ?? 1,
+          JSON.stringify(event.data),
+          JSON.stringify(event.metadata ?? {}),
+          now,
+        );
+        position = Number(inserted.lastInsertRowid);
+        if (first === 0) first = position;
+      }
+      if (events.length > 0) this.statements.upsertStream.run(streamId, revision);
+      revisions[streamId] = revision;
+    }
+    return { revisions, position, first };
   }
 
   readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -186,6 +260,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   close(): Promise<void> {
+    this.commitQueue();
     this.emitter.removeAllListeners();
     return Promise.resolve();
   }

@@ -21,7 +21,6 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
   db.exec(`PRAGMA journal_mode = WAL;
     PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
     PRAGMA busy_timeout = 5000;
-    PRAGMA wal_autocheckpoint = 10000;
     PRAGMA temp_store = MEMORY;
     PRAGMA cache_size = -65536;`);
   return db;

@@ -114,8 +114,13 @@ export class ContactCommands {
    * nothing (position 0) when nothing changes.
    * @throws ApiError 422 VALIDATION_ERROR for an invalid email or data beyond the limits.
    * @throws ApiError 409 CONFLICT when concurrent writers keep winning (after 25 attempts).
+   * @param also streams to append in the same atomic append as the contact's events (for
+   *   example the tracked event that caused the upsert); when given, an append always happens.
    */
-  async upsertRecipient(input: UpsertRecipientInput): Promise<UpsertRecipientResult> {
+  async upsertRecipient(
+    input: UpsertRecipientInput,
+    also?: (contact: { contactId: string; email: string }) => StreamAppend[],
+  ): Promise<UpsertRecipientResult> {
     const email = normaliseEmail(input.email);
     const patch = dataPatch(input.data);
     const claimId = claimStreamId(input.projectId, email);
@@ -133,10 +138,15 @@ export class ContactCommands {
           patch,
         });
         const claimEvents: ClaimEvent[] = [{ type: 'EmailClaimed', data: { contactId } }];
-        const position = await this.append(input.projectId, metadata, [
-          { kind: 'contact', streamId: contactStreamId(contactId), revision: -1, events },
-          { kind: 'claim', streamId: claimId, revision: claim.revision, events: claimEvents },
-        ]);
+        const position = await this.append(
+          input.projectId,
+          metadata,
+          [
+            { kind: 'contact', streamId: contactStreamId(contactId), revision: -1, events },
+            { kind: 'claim', streamId: claimId, revision: claim.revision, events: claimEvents },
+          ],
+          also?.({ contactId, email }) ?? [],
+        );
         const state = events.reduce(evolve, initialContact());
         return { contactId, email, subscribed, data: state.data, isNew: true, position };
       }
@@ -148,10 +158,20 @@ export class ContactCommands {
       });
       const state = events.reduce(evolve, loaded.state);
       let position = 0;
-      if (events.length > 0) {
-        position = await this.append(input.projectId, metadata, [
-          { kind: 'contact', streamId: contactStreamId(holder), revision: loaded.revision, events },
-        ]);
+      const extra = also?.({ contactId: holder, email: state.email }) ?? [];
+      if (events.length > 0 || extra.length > 0) {
+        const streams: PendingAppend[] =
+          events.length === 0
+            ? []
+            : [
+                {
+                  kind: 'contact',
+                  streamId: contactStreamId(holder),
+                  revision: loaded.revision,
+                  events,
+                },
+              ];
+        position = await this.append(input.projectId, metadata, streams, extra);
       }
       return {
         contactId: holder,
@@ -336,18 +356,22 @@ export class ContactCommands {
     if (current === undefined || current.revision < loaded.revision) cache.set(streamId, loaded);
   }
 
-  /** Appends all streams atomically and updates the caches; returns the log position. */
+  /**
+   * Appends all streams (and `extra`, as given) atomically and updates the caches; returns the
+   * log position.
+   */
   private async append(
     projectId: string,
     metadata: { projectId: string; correlationId: string },
     streams: PendingAppend[],
+    extra: StreamAppend[] = [],
   ): Promise<number> {
     const appends: StreamAppend[] = streams.map((stream) => ({
       streamId: stream.streamId,
       expectedRevision: expected(stream.revision),
       events: stream.events.map((event) => ({ type: event.type, data: event.data, metadata })),
     }));
-    const result = await this.store.append(appends);
+    const result = await this.store.append([...appends, ...extra]);
     for (const stream of streams) {
       const revision = result.revisions[stream.streamId];
       if (revision === undefined) continue;

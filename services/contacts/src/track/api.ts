@@ -2,20 +2,20 @@
  * Event tracking routes (spec part 4, POST /v1/track; API reference, "POST /v1/track"):
  * `POST /v1/track` and its dashboard alias `POST /events/track`, either key.
  */
-import type { AwaitViews, ContactsApi } from '@stamp/contracts';
+import type { AwaitViews } from '@stamp/contracts';
 import { caller, parse } from '@stamp/http-kit';
-import { type EventStore, newId } from '@stamp/platform';
+import { newId } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
+import type { ContactCommands } from '../contacts/commands.ts';
 import { dataSchema } from '../contacts/data.ts';
 import { assertTrackableName, eventData } from './decide.ts';
 import { type EventTracked, trackedEventStreamId } from './events.ts';
 
 /** Dependencies of {@link trackRouter}. */
 export interface TrackRouterDeps {
-  contacts: ContactsApi;
-  store: EventStore;
+  commands: ContactCommands;
   awaitViews: AwaitViews;
 }
 
@@ -28,8 +28,8 @@ const trackBody = z.object({
 
 /**
  * The tracking router: upserts the contact (a new one is subscribed unless `subscribed` says
- * otherwise; data stored by the rules of part 2), appends EventTracked to
- * `trackedEvent-<eventId>`, waits for the views, and answers 200
+ * otherwise; data stored by the rules of part 2) and appends EventTracked to
+ * `trackedEvent-<eventId>` in the same atomic append, waits for the views, and answers 200
  * `{success: true, data: {contact, event, timestamp}}`.
  * Errors: 422 VALIDATION_ERROR for a bad body or email, or a reserved event name (field `event`,
  * code `reserved_event`).
@@ -40,38 +40,33 @@ export function trackRouter(deps: TrackRouterDeps): Router {
     const who = caller(res);
     const body = parse(trackBody, req.body);
     assertTrackableName(body.event);
-    const contact = await deps.contacts.upsertRecipient({
-      projectId: who.projectId,
-      email: body.email,
-      subscribed: body.subscribed,
-      defaultSubscribed: true,
-      data: body.data,
-      correlationId: who.requestId,
-    });
     const eventId = newId();
-    const event: EventTracked = {
-      type: 'EventTracked',
-      data: {
-        name: body.event,
-        contactId: contact.contactId,
-        email: contact.email,
-        data: eventData(body.data),
-      },
-    };
-    const { position } = await deps.store.append([
+    const metadata = { projectId: who.projectId, correlationId: who.requestId };
+    // The contact's changes and the tracked event are one atomic append.
+    const contact = await deps.commands.upsertRecipient(
       {
-        streamId: trackedEventStreamId(eventId),
-        expectedRevision: 'no_stream',
-        events: [
-          {
-            id: eventId,
-            type: event.type,
-            data: event.data,
-            metadata: { projectId: who.projectId, correlationId: who.requestId },
-          },
-        ],
+        projectId: who.projectId,
+        email: body.email,
+        subscribed: body.subscribed,
+        defaultSubscribed: true,
+        data: body.data,
+        correlationId: who.requestId,
       },
-    ]);
+      ({ contactId, email }) => {
+        const event: EventTracked = {
+          type: 'EventTracked',
+          data: { name: body.event, contactId, email, data: eventData(body.data) },
+        };
+        return [
+          {
+            streamId: trackedEventStreamId(eventId),
+            expectedRevision: 'no_stream',
+            events: [{ id: eventId, type: event.type, data: event.data, metadata }],
+          },
+        ];
+      },
+    );
+    const { position } = contact;
     await deps.awaitViews(position);
     res.json({
       success: true,
