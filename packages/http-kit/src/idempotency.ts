@@ -195,6 +195,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
               },
             );
       finish
+        .then(() => options.views.flush())
         .catch(() => records.deleteOne({ _id: record._id, token: record.token }))
         .catch(() => undefined)
         .then(() => {

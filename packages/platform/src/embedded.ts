@@ -45,7 +45,7 @@ export function openEmbeddedPlatform(options: {
     logger: options.logger,
     pollMs: options.pollMs,
     beforeCheckpoint: () => {
-      views.flush();
+      views.flushSync();
     },
   });
   return {

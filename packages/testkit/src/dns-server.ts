@@ -1,6 +1,7 @@
 import dns2 from 'dns2';
 
 const { Packet } = dns2;
+type DnsHandler = dns2.DnsHandler;
 
 /** Records served for one name. TXT values longer than 255 bytes are split into strings. */
 export interface DnsZoneEntry {
@@ -45,59 +46,75 @@ export async function startDnsServer(
   const exists = (name: string): boolean =>
     records.has(name) || [...records.keys()].some((known) => known.endsWith(`.${name}`));
 
-  const server = dns2.createServer({
-    udp: true,
-    handle: (request, send) => {
-      const response = Packet.createResponseFromRequest(request);
-      const [question] = request.questions;
-      if (question === undefined) {
-        void send(response);
-        return;
-      }
-      const name = question.name.toLowerCase().replace(/\.$/, '');
-      const entry = records.get(name);
-      if (entry === undefined) {
-        if (!exists(name)) response.header.rcode = Packet.RCODE.NXDOMAIN;
-        void send(response);
-        return;
-      }
-      const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
-      switch (question.type) {
-        case Packet.TYPE.A:
-          for (const address of entry.A ?? [])
-            response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
-          break;
-        case Packet.TYPE.AAAA:
-          for (const address of entry.AAAA ?? []) {
-            response.answers.push({ ...base, type: Packet.TYPE.AAAA, address } as never);
-          }
-          break;
-        case Packet.TYPE.MX:
-          for (const mx of entry.MX ?? [])
-            response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
-          break;
-        case Packet.TYPE.NS:
-          for (const ns of entry.NS ?? [])
-            response.answers.push({ ...base, type: Packet.TYPE.NS, ns } as never);
-          break;
-        case Packet.TYPE.TXT:
-          for (const text of entry.TXT ?? []) {
-            response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(text) } as never);
-          }
-          break;
-        default:
-          break;
-      }
+  const handle: DnsHandler = (request, send) => {
+    const response = Packet.createResponseFromRequest(request);
+    const [question] = request.questions;
+    if (question === undefined) {
       void send(response);
-    },
+      return;
+    }
+    const name = question.name.toLowerCase().replace(/\.$/, '');
+    const entry = records.get(name);
+    if (entry === undefined) {
+      if (!exists(name)) response.header.rcode = Packet.RCODE.NXDOMAIN;
+      void send(response);
+      return;
+    }
+    const base = { name: question.name, class: Packet.CLASS.IN, ttl: 60 };
+    switch (question.type) {
+      case Packet.TYPE.A:
+        for (const address of entry.A ?? [])
+          response.answers.push({ ...base, type: Packet.TYPE.A, address } as never);
+        break;
+      case Packet.TYPE.AAAA:
+        for (const address of entry.AAAA ?? []) {
+          response.answers.push({ ...base, type: Packet.TYPE.AAAA, address } as never);
+        }
+        break;
+      case Packet.TYPE.MX:
+        for (const mx of entry.MX ?? [])
+          response.answers.push({ ...base, type: Packet.TYPE.MX, ...mx } as never);
+        break;
+      case Packet.TYPE.NS:
+        for (const ns of entry.NS ?? [])
+          response.answers.push({ ...base, type: Packet.TYPE.NS, ns } as never);
+        break;
+      case Packet.TYPE.TXT:
+        for (const text of entry.TXT ?? []) {
+          response.answers.push({ ...base, type: Packet.TYPE.TXT, data: chunks(text) } as never);
+        }
+        break;
+      default:
+        break;
+    }
+    void send(response);
+  };
+  // UDP and TCP on the same port: resolvers retry over TCP when an answer exceeds 512 bytes.
+  const udp = dns2.createUDPServer(handle);
+  await udp.listen(0, '127.0.0.1');
+  const port = udp.address().port;
+  const tcp = dns2.createTCPServer(handle);
+  await new Promise<void>((resolve, reject) => {
+    tcp.once('error', reject);
+    tcp.listen(port, '127.0.0.1', () => {
+      resolve();
+    });
   });
-  const addresses = await server.listen({ udp: { port: 0, address: '127.0.0.1' } });
-  const port = addresses.udp?.port;
-  if (port === undefined) throw new Error('DNS server did not bind a UDP port');
   return {
     address: `127.0.0.1:${port}`,
     set,
     remove: (name) => records.delete(name.toLowerCase().replace(/\.$/, '')),
-    close: () => server.close(),
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        udp.close(() => {
+          resolve();
+        });
+      });
+      await new Promise<void>((resolve) => {
+        tcp.close(() => {
+          resolve();
+        });
+      });
+    },
   };
 }

@@ -53,6 +53,8 @@ export class OutboxMailer implements Mailer {
       },
       { upsert: true },
     );
+    // The capture must be durable before the delivery is recorded.
+    await this.views.flush();
     const receipt = { messageId: info.messageId, response: '250 captured in the local outbox' };
     await commit?.(receipt);
     return receipt;

@@ -99,12 +99,18 @@ export class SqliteViewStore implements ViewStore {
     }
     changes.set(id, document);
     this.flushTimer ??= setTimeout(() => {
-      this.flush();
+      this.flushSync();
     }, this.flushMs);
   }
 
   /** Writes every staged change to disk in one transaction. */
-  flush(): void {
+  flush(): Promise<void> {
+    this.flushSync();
+    return Promise.resolve();
+  }
+
+  /** Synchronous {@link flush}. */
+  flushSync(): void {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     if (this.pending.size === 0) return;
@@ -127,7 +133,7 @@ export class SqliteViewStore implements ViewStore {
   }
 
   close(): Promise<void> {
-    this.flush();
+    this.flushSync();
     return Promise.resolve();
   }
 }

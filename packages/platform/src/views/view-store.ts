@@ -71,6 +71,11 @@ export interface ViewStore {
   collection<T extends ViewDocument = ViewDocument>(name: string): ViewCollection<T>;
   /** Drops a collection and its indexes (used by view rebuilds). */
   drop(name: string): Promise<void>;
+  /**
+   * Resolves once every write acknowledged so far is durable (survives a crash). Adapters that
+   * write through (MongoDB with a journaled write concern) resolve at once.
+   */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 

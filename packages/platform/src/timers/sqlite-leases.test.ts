@@ -1,0 +1,37 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { openDatabase } from '../sqlite/database.ts';
+import { leaseStoreContract } from './leases.contract.ts';
+import { SqliteLeaseStore } from './leases.ts';
+
+leaseStoreContract('embedded SQLite (memory)', () => {
+  const db = openDatabase(':memory:');
+  return Promise.resolve({
+    leases: new SqliteLeaseStore(db),
+    close: () => {
+      db.close();
+      return Promise.resolve();
+    },
+  });
+});
+
+describe('SqliteLeaseStore on one database file', () => {
+  it('is shared by two connections, as by two processes on one host', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'stamp-leases-')), 'stamp.db');
+    const first = openDatabase(path);
+    const second = openDatabase(path);
+    try {
+      const one = new SqliteLeaseStore(first);
+      const two = new SqliteLeaseStore(second);
+      expect(one.acquire('relay', 'process-1', 10_000)).toBe(true);
+      expect(two.acquire('relay', 'process-2', 10_000)).toBe(false);
+      one.release('relay', 'process-1');
+      expect(two.acquire('relay', 'process-2', 10_000)).toBe(true);
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+});
