@@ -78,10 +78,13 @@ export function toApiError(error: unknown): ApiError {
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body is too large');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return new ApiError(415, 'BAD_REQUEST', 'Unsupported body encoding');
+      return new ApiError(400, 'BAD_REQUEST', 'Unsupported body encoding or charset', {
+        suggestion: 'Send the body as UTF-8 JSON.',
+      });
     default:
-      if (parser.expose === true && typeof parser.status === 'number' && parser.status < 500) {
-        return new ApiError(parser.status, 'BAD_REQUEST', 'Malformed request');
+      // Client errors of the HTTP stack (for example a path that is not valid percent-encoding).
+      if (typeof parser.status === 'number' && parser.status >= 400 && parser.status < 500) {
+        return new ApiError(400, 'BAD_REQUEST', 'Malformed request');
       }
       return new ApiError(500, 'INTERNAL_SERVER_ERROR', 'An unexpected error occurred', {
         suggestion: 'Retry later; quote the requestId when contacting support.',

@@ -59,10 +59,10 @@ export const validationError = (errors: FieldError[], message = 'Validation fail
     suggestion: 'Check the errors array for the fields to fix.',
   });
 
-/** Field errors from zod issues (`path` joined with dots). */
+/** Field errors from zod issues (`path` joined with dots; `body` for the body as a whole). */
 export function fieldErrors(error: z.ZodError): FieldError[] {
   return error.issues.map((issue) => ({
-    field: issue.path.map(String).join('.'),
+    field: issue.path.length === 0 ? 'body' : issue.path.map(String).join('.'),
     message: issue.message,
     code: issue.code,
   }));

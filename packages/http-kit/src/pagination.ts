@@ -1,9 +1,13 @@
 import { z } from 'zod';
 
-/** Query of cursor lists (spec part 4): `limit` 1..100 (default 20), `cursor`. */
+/** Query of cursor lists (spec part 4): `limit` 1..100 (default 20), `cursor` (empty = start). */
 export const cursorQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
-  cursor: z.string().min(1).max(200).optional(),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((cursor) => (cursor === '' ? undefined : cursor)),
 });
 
 /** Query of page lists (spec part 4): `page` ≥ 1 (default 1), `pageSize` 1..100 (default 20). */
@@ -12,10 +16,14 @@ export const pageQuery = z.object({
   pageSize: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-/** A cursor-paginated list response (spec part 4). `total` is 0 after the first page. */
+/**
+ * A cursor-paginated list response (spec part 4). `total` is 0 after the first page. `cursor` is
+ * always a string: the last item's cursor (a request with it returns what follows), or empty
+ * for an empty page.
+ */
 export interface CursorPage<T> {
   data: T[];
-  cursor: string | null;
+  cursor: string;
   hasMore: boolean;
   total: number;
 }
@@ -36,7 +44,7 @@ export function cursorPage<T>(
   const last = data[data.length - 1];
   return {
     data,
-    cursor: hasMore && last !== undefined ? cursorOf(last) : null,
+    cursor: last === undefined ? '' : cursorOf(last),
     hasMore,
     total: firstPage ? total : 0,
   };

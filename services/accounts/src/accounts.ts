@@ -1,4 +1,5 @@
 import type { AwaitViews, KeyKind, KeysApi } from '@stamp/contracts';
+import { validationError } from '@stamp/http-kit';
 import {
   type EventStore,
   type ExpectedRevision,
@@ -155,25 +156,35 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
     if (given === undefined && (input.publicKey !== undefined || input.secretKey !== undefined)) {
       logger.warn('bootstrap: only one key given; both are needed, the given one is ignored');
     }
+    if (
+      given !== undefined &&
+      (!isValidKey('public', given.publicKey) || !isValidKey('secret', given.secretKey))
+    ) {
+      throw validationError([
+        {
+          field: 'keys',
+          message: 'Configured keys must be pk_/sk_ followed by 16 to 64 letters or digits',
+          code: 'invalid_key',
+        },
+      ]);
+    }
     const existing = await defaultProjectId();
     if (existing !== null) {
-      if (given === undefined) return { created: false, projectId: existing };
-      const project = await loadProject(existing);
-      if (
-        project.publicKeyHash === hashKey(given.publicKey) &&
-        project.secretKeyHash === hashKey(given.secretKey)
-      ) {
-        return { created: false, projectId: existing };
+      // Configured keys only seed a new project: applying them again on every start would bring
+      // back keys that were regenerated since (spec part 5, rule 6).
+      if (given !== undefined) {
+        const project = await loadProject(existing);
+        if (
+          project.publicKeyHash !== hashKey(given.publicKey) ||
+          project.secretKeyHash !== hashKey(given.secretKey)
+        ) {
+          logger.warn(
+            { projectId: existing },
+            'bootstrap: the project exists; configured keys are not applied (issue keys with the keys:issue command)',
+          );
+        }
       }
-      const issued = await issue(existing, given, correlationId);
-      await deps.awaitViews(issued.position);
-      logger.info({ projectId: existing }, 'bootstrap: configured keys issued');
-      return {
-        created: false,
-        projectId: existing,
-        publicKey: issued.publicKey,
-        secretKey: issued.secretKey,
-      };
+      return { created: false, projectId: existing };
     }
     const keys = given ?? { publicKey: generateKey('public'), secretKey: generateKey('secret') };
     const userId = newId();

@@ -9,6 +9,7 @@ import {
   type ServiceModule,
 } from '@stamp/http-kit';
 import type { Logger, ViewStore } from '@stamp/platform';
+import cors from 'cors';
 import express from 'express';
 
 import { authenticate } from './auth.ts';
@@ -65,6 +66,17 @@ export function createGateway(options: GatewayOptions): express.Express {
     res.json({ features: options.features });
   });
 
+  // Public keys are meant for browsers (spec part 5, rule 2): /v1/track answers CORS preflights
+  // before authentication and allows any origin; credentials travel in the Authorization header.
+  app.use(
+    '/v1/track',
+    cors({
+      origin: '*',
+      methods: ['POST'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+      maxAge: 86_400,
+    }),
+  );
   app.use(authenticate(options.keys));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use(idempotency({ views: options.views }));

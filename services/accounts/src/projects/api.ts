@@ -26,11 +26,12 @@ export function projectsRouter(deps: ProjectsRouterDeps): Router {
     if (who.keyKind !== 'secret') {
       throw new ApiError(401, 'INVALID_API_KEY', 'This endpoint needs a secret key (sk_)');
     }
-    const project = await deps.api.project(id);
-    if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+    // Access first, so that the answer does not tell whether another project exists.
     if (who.projectId !== id) {
       throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
     }
+    const project = await deps.api.project(id);
+    if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
     const issued = await deps.api.issueKeys(id, undefined, who.requestId);
     await deps.awaitViews(issued.position);
     res.status(200).json({

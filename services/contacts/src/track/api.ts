@@ -47,7 +47,9 @@ export function trackRouter(deps: TrackRouterDeps): Router {
       {
         projectId: who.projectId,
         email: body.email,
-        subscribed: body.subscribed,
+        // A public key lives in browsers: it may unsubscribe, but never resubscribe a contact.
+        subscribed:
+          who.keyKind === 'public' && body.subscribed === true ? undefined : body.subscribed,
         defaultSubscribed: true,
         data: body.data,
         correlationId: who.requestId,

@@ -36,6 +36,8 @@ export const REASONS = {
   plus: 'Email uses plus addressing',
   typo: 'Email domain looks like a typo',
   ok: 'Email appears to be valid',
+  dnsFailed: 'DNS look-up failed; the domain could not be checked',
+  mxLookupFailed: 'DNS look-up of the MX records failed',
 } as const;
 
 /** Relay / alias services (api-details "POST /v1/verify"). */
@@ -100,8 +102,10 @@ function splitAddress(email: string): { local: string; domain: string } | undefi
  * false. A or AAAA records set `hasWebsite`. Disposable (`disposable-email-domains`, parents
  * matched too), alias (relay services), personal (`free-email-domains`, not when disposable or an
  * alias), plus-addressed and typo (`@zootools/email-spell-checker`, giving `suggestedEmail`;
- * never for disposable or alias domains; for a free-list domain only towards a popular provider) each add a reason but do not change `valid`.
- * Never throws: DNS failures count as absent records.
+ * never for disposable or alias domains; for a free-list domain only towards a popular provider)
+ * each add a reason but do not change `valid`. Never throws: a failed look-up (timeout,
+ * SERVFAIL) makes `valid` false with a reason saying the check failed, not that the domain is
+ * missing.
  */
 export async function verifyEmail(email: string, resolver: Resolver): Promise<VerificationResult> {
   const address = email.trim();
@@ -145,8 +149,13 @@ export async function verifyEmail(email: string, resolver: Resolver): Promise<Ve
     suggestion.domain.toLowerCase() !== domain &&
     (!FREE.has(domain) || POPULAR.has(suggestion.domain.toLowerCase()));
 
+  // A failed look-up (timeout, SERVFAIL) proves nothing: it is reported as such, not as absence.
+  const domainMissing =
+    !domainExists && [ns, mx, a, aaaa].some((answer) => answer.status === 'nxdomain');
   const reasons: string[] = [];
-  if (!domainExists) reasons.push(REASONS.domainMissing);
+  if (domainMissing) reasons.push(REASONS.domainMissing);
+  else if (!domainExists) reasons.push(REASONS.dnsFailed);
+  else if (mx.status === 'error') reasons.push(REASONS.mxLookupFailed);
   else if (!hasMxRecords) reasons.push(REASONS.noMx);
   if (isDisposable) reasons.push(REASONS.disposable);
   if (isAlias) reasons.push(REASONS.alias);

@@ -1,6 +1,6 @@
 import type { ContactsApi, DomainsApi } from '@stamp/contracts';
-import { validationError } from '@stamp/http-kit';
-import { type EventStore, newId, type ViewStore } from '@stamp/platform';
+import { ApiError, validationError } from '@stamp/http-kit';
+import { type EventStore, newId, type StreamAppend, type ViewStore } from '@stamp/platform';
 
 import { domainOf, type SendingLimits } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
@@ -41,6 +41,36 @@ export interface SendResult {
   position: number;
 }
 
+/** Bytes an HTML body (encoded, about 4/3) and a subject add to a message. */
+function contentBytes(html: string, subject: string): number {
+  return Math.ceil((Buffer.byteLength(html) * 4) / 3) + Buffer.byteLength(subject);
+}
+
+/**
+ * Renders one template text for one recipient.
+ * @throws ApiError 422 VALIDATION_ERROR on `field` when rendering fails (unknown filter, a limit
+ *   of the template engine reached).
+ */
+async function render(
+  source: string,
+  kind: 'html' | 'text',
+  scope: Record<string, unknown>,
+  field: string,
+): Promise<string> {
+  try {
+    return await renderTemplate(source, kind, scope);
+  } catch (error) {
+    if (!(error instanceof TemplateSyntaxError)) throw error;
+    throw validationError([
+      {
+        field,
+        message: `The template could not be rendered: ${error.message}`,
+        code: 'invalid_template',
+      },
+    ]);
+  }
+}
+
 function checkLiquid(source: string, kind: 'html' | 'text', field: string): void {
   try {
     parseTemplate(source, kind);
@@ -79,7 +109,7 @@ export async function send(
     };
   }
   const resolved = resolveMessage(body, template);
-  checkSize(body, resolved, deps.limits);
+  const estimate = checkSize(body, resolved, deps.limits);
   checkLiquid(resolved.subject, 'text', body.subject === undefined ? 'template' : 'subject');
   checkLiquid(resolved.body, 'html', body.body === undefined ? 'template' : 'body');
   await assertSenderAllowed(deps, projectId, resolved.from.email);
@@ -91,7 +121,10 @@ export async function send(
     ]);
   }
 
+  // Every recipient is checked and rendered before any email is queued: a refusal for one of
+  // them queues none, and all emails of the request are queued in one atomic append.
   const emails: SendResult['emails'] = [];
+  const queued: StreamAppend[] = [];
   let position = 0;
   for (const recipient of recipients) {
     const { persistent, transient } = splitData(body.data, recipient);
@@ -114,11 +147,30 @@ export async function send(
       },
       deps.publicUrl,
     );
-    const subject = (await renderTemplate(resolved.subject, 'text', scope)).replace(
-      /[\r\n]+/g,
-      ' ',
+    const subject = (
+      await render(
+        resolved.subject,
+        'text',
+        scope,
+        body.subject === undefined ? 'template' : 'subject',
+      )
+    ).replace(/[\r\n]+/g, ' ');
+    const html = await render(
+      resolved.body,
+      'html',
+      scope,
+      body.body === undefined ? 'template' : 'body',
     );
-    const html = await renderTemplate(resolved.body, 'html', scope);
+    // The size estimate again, with the rendered content in place of the template's (part 8).
+    const size =
+      estimate - contentBytes(resolved.body, resolved.subject) + contentBytes(html, subject);
+    if (size > deps.limits.messageBytes) {
+      throw new ApiError(
+        413,
+        'PAYLOAD_TOO_LARGE',
+        `The message may be at most ${deps.limits.messageBytes} bytes`,
+      );
+    }
     const emailId = newId();
     const event: EmailEvent = {
       type: 'EmailQueued',
@@ -136,21 +188,16 @@ export async function send(
         sandbox,
       },
     };
-    const appended = await deps.store.append([
-      {
-        streamId: emailStream(emailId),
-        expectedRevision: 'no_stream',
-        events: [
-          {
-            type: event.type,
-            data: event.data,
-            metadata: { projectId, correlationId: requestId },
-          },
-        ],
-      },
-    ]);
-    position = Math.max(position, appended.position);
+    queued.push({
+      streamId: emailStream(emailId),
+      expectedRevision: 'no_stream',
+      events: [
+        { type: event.type, data: event.data, metadata: { projectId, correlationId: requestId } },
+      ],
+    });
     emails.push({ contact: { id: contact.contactId, email: contact.email }, email: emailId });
   }
+  const appended = await deps.store.append(queued);
+  position = Math.max(position, appended.position);
   return { emails, timestamp: new Date().toISOString(), position };
 }

@@ -51,6 +51,39 @@ const attachment = z
   });
 
 /**
+ * Header fields Stamp writes itself: addressing, identity, MIME structure, signatures and
+ * trace fields (RFC 5322 §3.6, RFC 2045, RFC 6376). A custom header may not set them.
+ */
+const STRUCTURAL_HEADERS = new Set([
+  'from',
+  'sender',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'date',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'return-path',
+  'received',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'content-id',
+  'dkim-signature',
+  'arc-seal',
+  'arc-message-signature',
+  'arc-authentication-results',
+  'authentication-results',
+  'x-stamp-email-id',
+  'list-unsubscribe',
+  'list-unsubscribe-post',
+]);
+
+/**
  * Body of POST /v1/send (spec part 4, API reference "POST /v1/send"). The content rule (template
  * or subject and body) is checked here too, as a field error on `template`.
  */
@@ -75,7 +108,12 @@ export const sendBody = z
     subscribed: z.boolean().optional(),
     headers: z
       .record(
-        z.string().regex(FIELD_NAME, { message: 'Invalid header name' }),
+        z
+          .string()
+          .regex(FIELD_NAME, { message: 'Invalid header name' })
+          .refine((name) => !STRUCTURAL_HEADERS.has(name.toLowerCase()), {
+            message: 'This header is set by Stamp and cannot be given',
+          }),
         z
           .string()
           .max(998, { message: 'Header values are at most 998 characters' })

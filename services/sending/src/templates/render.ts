@@ -14,6 +14,11 @@ function createEngine(escape: boolean): Liquid {
     // An empty in-memory mapping: nothing is ever resolved from disk.
     templates: {},
     cache: false,
+    // Bounds that keep one template from stalling or exhausting the process: source length
+    // (characters), render time (ms) and the memory its values and loops may take (liquidjs units).
+    parseLimit: 1_000_000,
+    renderLimit: 1_000,
+    memoryLimit: 50_000_000,
   });
   for (const tag of REFUSED_TAGS) {
     engine.registerTag(tag, {
