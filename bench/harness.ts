@@ -1,28 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { freePort } from '@stamp/testkit/net.ts';
 
 /** Fixed bootstrap keys of benchmark runs. */
 export const KEYS = {
   secretKey: 'sk_benchsecretkey0123456789abcdef',
   publicKey: 'pk_benchpublickey0123456789abcdef',
 };
-
-/** A free TCP port on loopback. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-}
 
 /** A process started by {@link startProcess}. */
 export interface Running {

@@ -6,6 +6,8 @@ import { errorHandler, notFoundHandler, requestId } from '@stamp/http-kit';
 import { createLogger } from '@stamp/platform';
 import express, { type Router } from 'express';
 
+import { fetchJson } from './net.ts';
+
 /** A router served on a loopback port for API tests, behind the envelope and a fixed caller. */
 export interface ServedRouter {
   /** `http://127.0.0.1:<port>` */
@@ -48,21 +50,7 @@ export async function serveRouter(
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
-    async request(method, path, body) {
-      const response = await fetch(url + path, {
-        method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-      } catch {
-        // not JSON: return the text as is
-      }
-      return { status: response.status, body: parsed, headers: response.headers };
-    },
+    request: (method, path, body) => fetchJson(url + path, { method, body }),
     close: () =>
       new Promise((resolve, reject) => {
         server.closeAllConnections();

@@ -1,3 +1,4 @@
+import { fetchJson } from '@stamp/testkit/net.ts';
 import type { Caller, KeyKind, KeysApi } from '@stamp/contracts';
 import { caller, cursorQuery, parse, validationError, type ServiceModule } from '@stamp/http-kit';
 import { createLogger, openEmbeddedPlatform, type EmbeddedPlatform } from '@stamp/platform';
@@ -145,24 +146,7 @@ export async function startTestGateway(
     keys,
     ready,
     server,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
-      let body: string | undefined;
-      if (options.body !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-      }
-      const response = await fetch(server.url + path, { method, headers, body });
-      const text = await response.text();
-      let parsed: unknown = text;
-      try {
-        parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-      } catch {
-        // not JSON: keep the text
-      }
-      return { status: response.status, body: parsed, headers: response.headers };
-    },
+    request: (method, path, options = {}) => fetchJson(server.url + path, { method, ...options }),
     async close() {
       echo.release();
       await server.close(1000);

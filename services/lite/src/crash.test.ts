@@ -1,28 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { freePort } from '@stamp/testkit/net.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 import { call, TEST_KEYS } from './testing.ts';
 
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => {
-        resolve(typeof address === 'object' && address !== null ? address.port : 0);
-      });
-    });
-  });
-}
 
 /** Starts `pnpm start`'s entry point as a child process and waits until /readyz answers 200. */
 async function startProcess(env: Record<string, string>, url: string): Promise<ChildProcess> {
