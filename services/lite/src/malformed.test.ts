@@ -26,6 +26,8 @@ const routes: { method: string; path: string }[] = [
   { method: 'GET', path: '/outbox' },
   { method: 'GET', path: '/outbox/:id' },
   { method: 'GET', path: '/emails/:id' },
+  { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
+  { method: 'GET', path: '/config' },
 ];
 
 const json = fc.jsonValue({ maxDepth: 3 });
