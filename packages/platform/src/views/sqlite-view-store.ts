@@ -19,11 +19,50 @@ import {
   type ViewStore,
 } from './view-store.ts';
 
-interface Index {
-  fields: string[];
-  unique: boolean;
-  entries: Map<string, Set<string>>;
+/**
+ * An in-memory hash index: key → ids. A key held by one document keeps its id as a string (most
+ * keys are unique: emails, key hashes), a Set only from the second holder on.
+ */
+class HashIndex {
+  readonly fields: string[];
+  readonly unique: boolean;
+  private readonly entries = new Map<string, string | Set<string>>();
+
+  constructor(fields: string[], unique: boolean) {
+    this.fields = fields;
+    this.unique = unique;
+  }
+
+  /** Ids holding `key` (empty when none). */
+  get(key: string): ReadonlySet<string> | readonly string[] {
+    const held = this.entries.get(key);
+    if (held === undefined) return [];
+    return typeof held === 'string' ? [held] : held;
+  }
+
+  add(key: string, id: string): void {
+    const held = this.entries.get(key);
+    if (held === undefined || held === id) this.entries.set(key, id);
+    else if (typeof held === 'string') this.entries.set(key, new Set([held, id]));
+    else held.add(id);
+  }
+
+  remove(key: string, id: string): void {
+    const held = this.entries.get(key);
+    if (held === id) this.entries.delete(key);
+    else if (typeof held === 'object') {
+      held.delete(id);
+      if (held.size === 1) this.entries.set(key, [...held][0] ?? '');
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
 }
+
+const sizeOf = (ids: ReadonlySet<string> | readonly string[]): number =>
+  'size' in ids ? ids.size : ids.length;
 
 const scalar = (value: unknown): boolean =>
   typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
@@ -37,7 +76,7 @@ function fieldValue(document: Record<string, unknown>, path: string): unknown {
   return current;
 }
 
-function indexKey(index: Index, document: Record<string, unknown>): string | undefined {
+function indexKey(index: HashIndex, document: Record<string, unknown>): string | undefined {
   const values = index.fields.map((field) => fieldValue(document, field));
   if (index.unique && values.some((value) => value === undefined || value === null)) {
     return undefined;
@@ -142,7 +181,7 @@ class SqliteViewCollection implements ViewCollection {
   private readonly name: string;
   private readonly store: SqliteViewStore;
   private readonly documents = new Map<string, ViewDocument>();
-  private readonly indexes: Index[] = [];
+  private readonly indexes: HashIndex[] = [];
 
   constructor(name: string, store: SqliteViewStore) {
     this.name = name;
@@ -155,7 +194,7 @@ class SqliteViewCollection implements ViewCollection {
 
   clear(): void {
     this.documents.clear();
-    for (const index of this.indexes) index.entries.clear();
+    for (const index of this.indexes) index.clear();
   }
 
   /** Candidates for `filter`: from an index whose fields all have equality values, else all. */
@@ -165,12 +204,11 @@ class SqliteViewCollection implements ViewCollection {
       const document = this.documents.get(String(id));
       return document === undefined ? [] : [document];
     }
-    let best: Set<string> | undefined;
+    let best: ReadonlySet<string> | readonly string[] | undefined;
     for (const index of this.indexes) {
       if (!index.fields.every((field) => scalar(filter[field]))) continue;
-      const key = JSON.stringify(index.fields.map((field) => filter[field]));
-      const ids = index.entries.get(key) ?? new Set<string>();
-      if (best === undefined || ids.size < best.size) best = ids;
+      const ids = index.get(JSON.stringify(index.fields.map((field) => filter[field])));
+      if (best === undefined || sizeOf(ids) < sizeOf(best)) best = ids;
     }
     if (best === undefined) return this.documents.values();
     const found: ViewDocument[] = [];
@@ -194,9 +232,8 @@ class SqliteViewCollection implements ViewCollection {
     for (const index of this.indexes) {
       if (!index.unique) continue;
       const key = indexKey(index, document);
-      const holders = key === undefined ? undefined : index.entries.get(key);
-      if (key === undefined || holders === undefined) continue;
-      for (const holder of holders) {
+      if (key === undefined) continue;
+      for (const holder of index.get(key)) {
         if (holder !== document._id) throw new DuplicateKeyError(this.name, key);
       }
     }
@@ -205,23 +242,14 @@ class SqliteViewCollection implements ViewCollection {
   private unindex(document: ViewDocument): void {
     for (const index of this.indexes) {
       const key = indexKey(index, document);
-      if (key === undefined) continue;
-      const holders = index.entries.get(key);
-      holders?.delete(document._id);
-      if (holders?.size === 0) index.entries.delete(key);
+      if (key !== undefined) index.remove(key, document._id);
     }
   }
 
   private index(document: ViewDocument): void {
     for (const index of this.indexes) {
       const key = indexKey(index, document);
-      if (key === undefined) continue;
-      let holders = index.entries.get(key);
-      if (holders === undefined) {
-        holders = new Set();
-        index.entries.set(key, holders);
-      }
-      holders.add(document._id);
+      if (key !== undefined) index.add(key, document._id);
     }
   }
 
@@ -398,17 +426,11 @@ class SqliteViewCollection implements ViewCollection {
       (index) => index.unique === unique && index.fields.join() === fields.join(),
     );
     if (exists) return Promise.resolve();
-    const index: Index = { fields, unique, entries: new Map() };
+    const index = new HashIndex(fields, unique);
     this.indexes.push(index);
     for (const document of this.documents.values()) {
       const key = indexKey(index, document);
-      if (key === undefined) continue;
-      let holders = index.entries.get(key);
-      if (holders === undefined) {
-        holders = new Set();
-        index.entries.set(key, holders);
-      }
-      holders.add(document._id);
+      if (key !== undefined) index.add(key, document._id);
     }
     return Promise.resolve();
   }
