@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createContactsService } from '@stamp/contacts';
-import { createLogger, DnsResolver, newId, openEmbeddedPlatform } from '@stamp/platform';
+import { createLogger, DnsResolver, newId, openEmbeddedPlatform, Secrets } from '@stamp/platform';
 
 import { figure, startStamp } from './harness.ts';
 
@@ -29,6 +30,7 @@ const generated = performance.now();
     logger,
     awaitViews: async () => undefined,
     resolver: new DnsResolver(),
+    secrets: new Secrets(randomBytes(32)),
   });
   await service.start();
   const ids: string[] = [];

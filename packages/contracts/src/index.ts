@@ -86,3 +86,4 @@ export interface KeysApi {
   /** The project and kind of an API key, or null when the key is unknown or was replaced. */
   resolveKey(key: string): Promise<{ projectId: string; kind: KeyKind } | null>;
 }
+export * from './subscription.ts';

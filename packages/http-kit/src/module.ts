@@ -8,6 +8,13 @@ export interface ServiceModule {
   name: string;
   /** Routes under the API root; handlers read the caller with `caller(res)`. */
   router?: Router;
+  /**
+   * Routes that take no API key (for example the subscription pages linked from emails),
+   * mounted by the gateway before authentication and rate limiting by key. They must check
+   * their own credentials (such as a signed token in the path), answer only their own paths,
+   * and parse their own non-JSON bodies (for example `express.urlencoded` on a POST route).
+   */
+  publicRouter?: Router;
   /** Starts projections, workers and schedulers. */
   start(): Promise<void>;
   /** Stops background work after the work in progress; commits checkpoints. */

@@ -16,3 +16,4 @@ export * from './timers/leases.ts';
 export * from './timers/timers.ts';
 export * from './views/sqlite-view-store.ts';
 export * from './views/view-store.ts';
+export * from './secrets.ts';

@@ -12,6 +12,7 @@ import {
   type Logger,
   type RecordedEvent,
   type Resolver,
+  type Secrets,
   streamCategory,
   type ViewStore,
 } from '@stamp/platform';
@@ -21,6 +22,7 @@ import { contactsRouter } from './contacts/api.ts';
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
 import { createContactIndexes, projectContactEvent } from './contacts/projection.ts';
+import { subscriptionRouter } from './subscription/api.ts';
 import { trackRouter } from './track/api.ts';
 import { createVerifyRouter } from './verify/api.ts';
 import { TRACKED_EVENT_CATEGORY } from './track/events.ts';
@@ -42,6 +44,11 @@ export interface ContactsServiceDeps {
   awaitViews: AwaitViews;
   /** DNS resolver of the email verification route (POST /v1/verify). */
   resolver: Resolver;
+  /**
+   * The platform secret verifying subscription tokens. When given, `publicRouter` serves the
+   * subscription pages (GET/POST /unsubscribe/:token, /subscribe/:token, GET /manage/:token).
+   */
+  secrets: Secrets;
   /** Cached contact and claim states (default 50,000 each). */
   cacheSize?: number;
 }
@@ -49,7 +56,8 @@ export interface ContactsServiceDeps {
 /**
  * Creates the contacts service. `router` serves POST/GET /contacts, GET/PATCH/DELETE
  * /contacts/:id, POST /v1/track, POST /events/track and POST /v1/verify; `api` is the ContactsApi used by
- * sending; `start()` creates the view indexes and starts the `contacts-view` consumer (topics
+ * sending; `publicRouter` serves the subscription pages of the signed
+ * links in emails without an API key; `start()` creates the view indexes and starts the `contacts-view` consumer (topics
  * `contact`, `trackedEvent`); `projections()` returns it for read-your-writes.
  */
 export function createContactsService(
@@ -67,6 +75,13 @@ export function createContactsService(
   router.use(contactsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(trackRouter({ commands, awaitViews: deps.awaitViews }));
   router.use(createVerifyRouter({ resolver: deps.resolver }));
+  const publicRouter = subscriptionRouter({
+    commands,
+    views: deps.views,
+    secrets: deps.secrets,
+    awaitViews: deps.awaitViews,
+    logger: deps.logger,
+  });
 
   let consumers: Consumer[] = [];
   const handle = async (event: RecordedEvent): Promise<void> => {
@@ -78,6 +93,7 @@ export function createContactsService(
   return {
     name: 'contacts',
     router,
+    publicRouter,
     api,
     async start() {
       if (consumers.length > 0) return;

@@ -1,10 +1,13 @@
 /** Test harness: the contacts service on an in-memory embedded platform, served per project. */
+import { randomBytes } from 'node:crypto';
+
 import type { AwaitViews } from '@stamp/contracts';
 import {
   createLogger,
   DnsResolver,
   type EmbeddedPlatform,
   openEmbeddedPlatform,
+  Secrets,
 } from '@stamp/platform';
 import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
 
@@ -34,6 +37,7 @@ export async function startContacts(): Promise<ContactsHarness> {
     logger,
     awaitViews,
     resolver: new DnsResolver(),
+    secrets: new Secrets(randomBytes(32)),
   });
   await service.start();
   const served: ServedRouter[] = [];

@@ -1,5 +1,7 @@
 /** Lifecycle of the domains service: start() schedules the re-check job, which verifies. */
-import { DnsResolver, createLogger, openEmbeddedPlatform } from '@stamp/platform';
+import { randomBytes } from 'node:crypto';
+
+import { DnsResolver, Secrets, createLogger, openEmbeddedPlatform } from '@stamp/platform';
 import { startDnsServer } from '@stamp/testkit/dns-server.ts';
 import cron from 'node-cron';
 
@@ -16,6 +18,7 @@ it('start() schedules the 5-minute re-check, the job verifies pending domains, s
   const platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
   const dns = await startDnsServer();
   const resolver = new DnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 });
+  const secrets = new Secrets(randomBytes(32));
   const make = (recheckCron?: string): ReturnType<typeof createDomainsService> => {
     const service: ReturnType<typeof createDomainsService> = createDomainsService({
       store: platform.store,
@@ -23,6 +26,7 @@ it('start() schedules the 5-minute re-check, the job verifies pending domains, s
       views: platform.views,
       logger,
       resolver,
+      secrets,
       awaitViews: async (position) => {
         for (const projection of service.projections?.() ?? [])
           await projection.waitFor(position, 2000);
@@ -49,6 +53,7 @@ it('start() schedules the 5-minute re-check, the job verifies pending domains, s
         spfInclude: 'spf.stamp.localhost',
         mxHost: 'feedback.stamp.localhost',
       },
+      secrets,
     });
     const { state } = await commands.add('p1', 'cron.example', 'test');
     const dkim = state.records.find((record) => record.purpose === 'DKIM')!;

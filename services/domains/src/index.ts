@@ -6,13 +6,22 @@ import { randomUUID } from 'node:crypto';
 
 import type { AwaitViews, DomainsApi, SenderDomain } from '@stamp/contracts';
 import type { ServiceModule } from '@stamp/http-kit';
-import type { Bus, Consumer, EventStore, Logger, Resolver, ViewStore } from '@stamp/platform';
+import type {
+  Bus,
+  Consumer,
+  EventStore,
+  Logger,
+  Resolver,
+  Secrets,
+  ViewStore,
+} from '@stamp/platform';
 import cron, { type ScheduledTask } from 'node-cron';
 
 import { domainsRouter } from './domains/api.ts';
 import { createDomainCommands } from './domains/commands.ts';
 import type { RecordsConfig } from './domains/decide.ts';
 import { DOMAIN_CATEGORY } from './domains/events.ts';
+import { DKIM_PURPOSE } from './domains/keys.ts';
 import { DOMAINS_VIEW_GROUP, domainsProjection } from './domains/projection.ts';
 import { LIVE, domainsView } from './domains/views.ts';
 
@@ -39,6 +48,12 @@ export interface DomainsServiceDeps {
   logger: Logger;
   awaitViews: AwaitViews;
   resolver: Resolver;
+  /**
+   * The platform secret: DKIM private keys are sealed with it (purpose `dkim`) in the event log
+   * and the `domains` view, and opened by `senderDomain`. Changing it makes existing keys
+   * unreadable.
+   */
+  secrets: Secrets;
   options?: DomainsOptions;
 }
 
@@ -67,7 +82,30 @@ export function createDomainsService(
     mxHost: deps.options?.mxHost ?? 'feedback.stamp.localhost',
   };
   const logger = deps.logger.child({ service: 'domains' });
-  const commands = createDomainCommands({ store: deps.store, resolver: deps.resolver, config });
+  const commands = createDomainCommands({
+    store: deps.store,
+    resolver: deps.resolver,
+    config,
+    secrets: deps.secrets,
+  });
+
+  /**
+   * The PEM of a recorded private key: opens a sealed key; a PEM recorded before keys were
+   * sealed is used as is.
+   * @throws Error when the key cannot be opened (the platform secret changed, or tampering).
+   */
+  function openPrivateKey(domainId: string, recorded: string): string {
+    if (recorded.startsWith('-----BEGIN')) return recorded;
+    try {
+      return deps.secrets.open(DKIM_PURPOSE, recorded);
+    } catch (error) {
+      logger.error(
+        { err: error, domainId },
+        'cannot open the DKIM private key: was the platform secret (STAMP_SECRET or secret.key) changed?',
+      );
+      throw error;
+    }
+  }
   const collection = domainsView(deps.views);
   let consumer: Consumer | undefined;
   let task: ScheduledTask | undefined;
@@ -90,7 +128,7 @@ export function createDomainsService(
         dkim: {
           domainName: found.domain,
           keySelector: found.selector,
-          privateKey: found.privateKey,
+          privateKey: openPrivateKey(found._id, found.privateKey),
         },
       };
     },

@@ -19,7 +19,10 @@ export interface GatewayOptions {
   logger: Logger;
   /** Resolves API keys to projects (the accounts service). */
   keys: KeysApi;
-  /** Services whose `router` is mounted behind authentication, in order. */
+  /**
+   * Services whose `router` is mounted behind authentication, in order; their `publicRouter`s
+   * are mounted before authentication.
+   */
   modules: readonly ServiceModule[];
   /** View store holding the `idempotency` collection. */
   views: ViewStore;
@@ -43,7 +46,8 @@ export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
  * The public HTTP gateway. Order: request id, request log, JSON body (malformed → 400
  * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE), unauthenticated probes and config
  * (`GET /healthz` → `{status:'ok'}`, `GET /readyz` → 200 `{status:'ready'}` or 503
- * `{status:'starting'}`, `GET /config` → `{features}`), API-key authentication (spec part 5),
+ * `{status:'starting'}`, `GET /config` → `{features}`), every module's `publicRouter` (no API
+ * key), API-key authentication (spec part 5),
  * per-project rate limit (429 RATE_LIMIT_EXCEEDED), `Idempotency-Key` handling on POST /v1/send
  * and /v1/track, every module's router, 404 NOT_FOUND, and the error envelope (spec part 7).
  */
@@ -77,6 +81,12 @@ export function createGateway(options: GatewayOptions): express.Express {
       maxAge: 86_400,
     }),
   );
+  // Routes without an API key (signed links in emails). Each parses the URL-encoded form
+  // bodies of its own POST routes (`express.urlencoded` on the route), so form parsing never
+  // applies to the authenticated API.
+  for (const module of options.modules) {
+    if (module.publicRouter !== undefined) app.use(module.publicRouter);
+  }
   app.use(authenticate(options.keys));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use(idempotency({ views: options.views }));

@@ -7,8 +7,10 @@ import type { ServiceModule } from '@stamp/http-kit';
 import {
   DnsResolver,
   type EmbeddedPlatform,
+  loadOrCreateSecret,
   type Logger,
   openEmbeddedPlatform,
+  Secrets,
   SmtpMailer,
 } from '@stamp/platform';
 import { createSendingService } from '@stamp/sending';
@@ -34,9 +36,12 @@ export interface Stamp {
 /**
  * Starts every service in one process on the embedded adapters (architecture brief, embedded
  * mode): event store, bus, views and timers on one SQLite database in `STAMP_DATA_DIR`, the
- * gateway on `STAMP_HOST:STAMP_PORT`.
+ * gateway on `STAMP_HOST:STAMP_PORT`. The platform secret is `STAMP_SECRET`, else
+ * `<STAMP_DATA_DIR>/secret.key` (created on first start).
  */
 export async function startStamp(config: StampConfig, logger: Logger): Promise<Stamp> {
+  // One project-wide secret: signs subscription links, seals DKIM private keys.
+  const secrets = new Secrets(config.STAMP_SECRET ?? loadOrCreateSecret(config.STAMP_DATA_DIR));
   const platform = openEmbeddedPlatform({
     dataDir: config.STAMP_DATA_DIR,
     logger,
@@ -54,8 +59,8 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
   const base = { store, bus, views, logger, awaitViews };
 
   const accounts = createAccountsService(base);
-  const contacts = createContactsService({ ...base, resolver });
-  const domains = createDomainsService({ ...base, resolver });
+  const contacts = createContactsService({ ...base, resolver, secrets });
+  const domains = createDomainsService({ ...base, resolver, secrets });
   const relay =
     config.STAMP_SMTP_URL === undefined
       ? undefined
@@ -72,6 +77,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     relay,
     sandboxDomain: config.STAMP_SANDBOX_DOMAIN,
     publicUrl,
+    secrets,
   });
   modules.push(accounts, contacts, domains, sending);
   for (const module of modules) await module.start();

@@ -21,6 +21,8 @@ export const configSchema = z
     STAMP_HOST: z.string().min(1).default('127.0.0.1'),
     STAMP_DATA_DIR: z.string().min(1).default('.data'),
     STAMP_PUBLIC_URL: z.url().optional(),
+    // Signs links in emails and encrypts DKIM keys; `<STAMP_DATA_DIR>/secret.key` when unset.
+    STAMP_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     STAMP_SMTP_URL: z
       .url()
       .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')

@@ -1,5 +1,13 @@
 import type { AwaitViews, ContactsApi, DomainsApi } from '@stamp/contracts';
-import type { Bus, EventStore, LeaseStore, Logger, Mailer, ViewStore } from '@stamp/platform';
+import type {
+  Bus,
+  EventStore,
+  LeaseStore,
+  Logger,
+  Mailer,
+  Secrets,
+  ViewStore,
+} from '@stamp/platform';
 
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {
@@ -35,6 +43,12 @@ export interface SendingDeps {
   sandboxDomain?: string;
   /** Public base URL of the API, for unsubscribe/subscribe/manage links. */
   publicUrl: string;
+  /**
+   * The platform secret signing the recipients' subscription tokens in those links (verified by
+   * the contacts service's public routes). Without it (tests only) the links carry the bare
+   * contact id, which those routes refuse.
+   */
+  secrets: Secrets;
   limits?: Partial<SendingLimits>;
   retry?: Partial<RetryPolicy>;
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */

@@ -21,7 +21,8 @@ import { projectTemplate } from './templates/projection.ts';
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
 export { DEFAULT_SANDBOX_DOMAIN } from './deps.ts';
 export { sendBody, type SendBody } from './send/schema.ts';
-export type { SendResult } from './send/command.ts';
+export { type SendResult } from './send/command.ts';
+export { type SubscriptionLinks, subscriptionLinks } from './templates/render.ts';
 
 /** The sending service's in-process command API (used by workflows and campaigns). */
 export interface SendingApi {
@@ -53,6 +54,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     domains: deps.domains,
     sandboxDomain,
     publicUrl: deps.publicUrl,
+    secrets: deps.secrets,
     limits,
   };
 

@@ -2,13 +2,14 @@
  * API tests of the domains routes over a real socket (serveRouter), on a real embedded platform
  * and a real DNS server on loopback (startDnsServer), through the DnsResolver adapter.
  */
-import { createPublicKey, createSign, createVerify } from 'node:crypto';
+import { createPublicKey, createSign, createVerify, randomBytes } from 'node:crypto';
 
 import {
   DnsResolver,
   type EmbeddedPlatform,
   createLogger,
   openEmbeddedPlatform,
+  Secrets,
 } from '@stamp/platform';
 import { type TestDnsServer, startDnsServer } from '@stamp/testkit/dns-server.ts';
 import { type ServedRouter, serveRouter } from '@stamp/testkit/http.ts';
@@ -46,6 +47,7 @@ let service: ReturnType<typeof createDomainsService>;
 let p1: ServedRouter;
 let p2: ServedRouter;
 const bodies: string[] = [];
+const secrets = new Secrets(randomBytes(32));
 
 async function call(
   server: ServedRouter,
@@ -96,6 +98,7 @@ beforeAll(async () => {
     views: platform.views,
     logger,
     resolver: new DnsResolver({ servers: [dns.address], timeoutMs: 1000, tries: 1 }),
+    secrets,
     awaitViews: async (position) => {
       for (const projection of service.projections?.() ?? [])
         await projection.waitFor(position, 2000);
@@ -313,6 +316,24 @@ describe('domains API', () => {
       await handle(event);
     expect(await domainsView(platform.views).findOne({ _id: later.id })).toEqual(before);
     expect(before).toMatchObject({ status: 'VERIFIED', verified: true });
+  });
+
+  it('no plaintext private key in the raw events and view_documents tables', async () => {
+    await platform.views.flush();
+    const rows = [
+      ...platform.db.prepare('SELECT type, data AS text FROM events').all(),
+      ...platform.db
+        .prepare('SELECT collection AS type, document AS text FROM view_documents')
+        .all(),
+    ] as { type: string; text: string }[];
+    expect(rows.some((row) => row.type === 'DomainAdded')).toBe(true);
+    expect(rows.some((row) => row.type === 'domains')).toBe(true);
+    for (const row of rows) expect(row.text).not.toContain('PRIVATE KEY');
+    const added = (await platform.store.readStream(domainStream(example.id)))[0];
+    const sealed = (added?.data as { privateKey: string }).privateKey;
+    expect(sealed).toMatch(/^v1\./);
+    expect(secrets.open('dkim', sealed)).toContain('-----BEGIN PRIVATE KEY-----');
+    expect(() => new Secrets(randomBytes(32)).open('dkim', sealed)).toThrow();
   });
 
   it('no response body ever carried a private key', () => {

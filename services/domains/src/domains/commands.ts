@@ -7,6 +7,7 @@ import {
   type EventStore,
   type NewEvent,
   type Resolver,
+  type Secrets,
   WrongExpectedRevisionError,
   newId,
 } from '@stamp/platform';
@@ -29,13 +30,15 @@ import {
   fold,
   isClaimed,
 } from './events.ts';
-import { generateDkimKeys, newSelector } from './keys.ts';
+import { DKIM_PURPOSE, generateDkimKeys, newSelector } from './keys.ts';
 
 /** Dependencies of {@link createDomainCommands}. */
 export interface DomainCommandDeps {
   store: EventStore;
   resolver: Resolver;
   config: RecordsConfig;
+  /** Seals the generated DKIM private keys (purpose `dkim`) before they are recorded. */
+  secrets: Secrets;
   /** Clock (default `() => new Date()`). */
   now?: () => Date;
 }
@@ -79,7 +82,8 @@ function applyAll(state: DomainState, events: readonly DomainEvent[]): KnownDoma
 /** The domain commands. */
 export interface DomainCommands {
   /**
-   * Adds a normalised domain name to a project with a new RSA-2048 key pair.
+   * Adds a normalised domain name to a project with a new RSA-2048 key pair; the private key
+   * is recorded sealed with the platform secret.
    * @throws ApiError 409 CONFLICT when the project already has it.
    */
   add(projectId: string, domain: string, correlationId: string): Promise<CommandResult>;
@@ -113,7 +117,12 @@ export function createDomainCommands(deps: DomainCommandDeps): DomainCommands {
 
   return {
     async add(projectId, domain, correlationId) {
-      const keys = await generateDkimKeys();
+      const generated = await generateDkimKeys();
+      // Only the sealed key enters the event log and the views (never the plaintext PEM).
+      const keys = {
+        publicKey: generated.publicKey,
+        privateKey: deps.secrets.seal(DKIM_PURPOSE, generated.privateKey),
+      };
       const domainId = newId();
       const selector = newSelector();
       return retrying(async () => {

@@ -98,6 +98,7 @@ export interface AddDomain {
   domain: string;
   selector: string;
   publicKey: string;
+  /** The PKCS#8 PEM private key sealed with `secrets.seal('dkim', pem)`. */
   privateKey: string;
   /** ISO 8601. */
   now: string;

@@ -48,7 +48,10 @@ export interface DomainAdded {
     selector: string;
     /** Base64 of the SPKI DER public key, as in the DKIM `p=` tag. */
     publicKey: string;
-    /** PKCS#8 PEM private key; never returned by a route. */
+    /**
+     * The PKCS#8 PEM private key sealed with the platform secret (`secrets.seal('dkim', pem)`,
+     * `v1.<iv>.<ciphertext>.<tag>`); never plaintext, never returned by a route.
+     */
     privateKey: string;
     /** The records to add, every one PENDING. */
     records: DnsRecord[];
@@ -107,6 +110,7 @@ export interface KnownDomain {
   domain: string;
   selector: string;
   publicKey: string;
+  /** Sealed private key (see {@link DomainAdded}). */
   privateKey: string;
   status: DomainStatus;
   records: DnsRecord[];

@@ -3,6 +3,9 @@ import { promisify } from 'node:util';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
+/** Purpose of the sealed DKIM private keys (`secrets.seal('dkim', pem)`). */
+export const DKIM_PURPOSE = 'dkim';
+
 /** A DKIM key pair: `publicKey` base64 SPKI DER (the DKIM `p=` tag), `privateKey` PKCS#8 PEM. */
 export interface DkimKeys {
   publicKey: string;

@@ -15,7 +15,10 @@ export interface DomainView extends ViewDocument {
   domain: string;
   selector: string;
   publicKey: string;
-  /** PKCS#8 PEM; unset once the domain is removed. Never returned by a route. */
+  /**
+   * The PKCS#8 PEM private key sealed with `secrets.seal('dkim', pem)`; unset once the domain is
+   * removed. Never returned by a route.
+   */
   privateKey?: string;
   status: DomainStatus;
   verified: boolean;

@@ -1,6 +1,12 @@
-import type { ContactsApi, DomainsApi } from '@stamp/contracts';
+import { type ContactsApi, type DomainsApi, subscriptionToken } from '@stamp/contracts';
 import { ApiError, validationError } from '@stamp/http-kit';
-import { type EventStore, newId, type StreamAppend, type ViewStore } from '@stamp/platform';
+import {
+  type EventStore,
+  newId,
+  type Secrets,
+  type StreamAppend,
+  type ViewStore,
+} from '@stamp/platform';
 
 import { domainOf, type SendingLimits } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
@@ -31,6 +37,8 @@ export interface SendDeps {
   domains: DomainsApi;
   sandboxDomain: string;
   publicUrl: string;
+  /** Signs the recipients' subscription tokens; without it links carry the bare contact id. */
+  secrets: Secrets;
   limits: SendingLimits;
 }
 
@@ -146,6 +154,7 @@ export async function send(
         data: { ...contact.data, ...transient },
       },
       deps.publicUrl,
+      subscriptionToken(deps.secrets, projectId, contact.contactId),
     );
     const subject = (
       await render(

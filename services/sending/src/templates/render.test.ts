@@ -9,6 +9,7 @@ import {
 const scope = templateScope(
   { id: 'c1', email: 'ann@example.org', subscribed: true, data: { name: 'Ann', plan: 'pro' } },
   'https://stamp.test/',
+  'token-c1',
 );
 
 describe('rewriteFallbacks', () => {
@@ -33,7 +34,7 @@ describe('renderTemplate', () => {
       scope,
     );
     expect(html).toBe(
-      'Ann pro c1 ann@example.org true c1 ann@example.org https://stamp.test/unsubscribe/c1 https://stamp.test/manage/c1',
+      'Ann pro c1 ann@example.org true c1 ann@example.org https://stamp.test/unsubscribe/token-c1 https://stamp.test/manage/token-c1',
     );
   });
 
@@ -46,6 +47,7 @@ describe('renderTemplate', () => {
     const unsafe = templateScope(
       { id: 'c1', email: 'a@b.c', subscribed: true, data: { name: '<b>&"x"' } },
       'https://stamp.test',
+      'token-c1',
     );
     expect(await renderTemplate('<p>{{ name }}</p>', 'html', unsafe)).toBe(
       '<p>&lt;b&gt;&amp;&#34;x&#34;</p>',
