@@ -57,6 +57,20 @@ describe('hostile and edge-case input', () => {
     expect(await outboxCount(stamp)).toBe(before);
   });
 
+  it('names the recipient cap when a send has too many recipients', async () => {
+    const to = Array.from({ length: 51 }, (_, index) => `r${index}@example.org`);
+    const sent = await call(stamp.url, sk, 'POST', '/v1/send', {
+      to,
+      from: sandboxFrom,
+      subject: 's',
+      body: 'b',
+    });
+    expect(sent.status).toBe(422);
+    expect(sent.body).toMatchObject({
+      error: { errors: [{ field: 'to', message: 'At most 50 recipients' }] },
+    });
+  });
+
   it('refuses custom headers that Stamp writes itself', async () => {
     const sent = await call(stamp.url, sk, 'POST', '/v1/send', {
       to: 'h@example.org',

@@ -89,7 +89,8 @@ const STRUCTURAL_HEADERS = new Set([
  */
 export const sendBody = z
   .object({
-    to: z.union([address, z.array(address).min(1).max(50)]),
+    // The recipient cap is a configured limit, checked by the send command with its own message.
+    to: z.union([address, z.array(address)]),
     subject: z
       .string()
       .min(1)
@@ -133,6 +134,13 @@ export const sendBody = z
     attachments: z.array(attachment).max(10).optional(),
   })
   .superRefine((value, context) => {
+    if (Array.isArray(value.to) && value.to.length === 0) {
+      context.addIssue({
+        code: 'custom',
+        path: ['to'],
+        message: 'At least one recipient is required',
+      });
+    }
     if (value.template === undefined && (value.subject === undefined || value.body === undefined)) {
       context.addIssue({
         code: 'custom',
