@@ -1,3 +1,5 @@
+import type { AwaitViews } from '@stamp/contracts';
+import type { Bus, EventStore, Logger, ViewStore } from '@stamp/platform';
 import type { Router } from 'express';
 
 /**
@@ -21,4 +23,13 @@ export interface ServiceModule {
   stop(): Promise<void>;
   /** Log positions its projections have reached, for read-your-writes. */
   projections?(): { waitFor(position: number, timeoutMs: number): Promise<boolean> }[];
+}
+
+/** What every service receives from its host: the platform's ports and read-your-writes. */
+export interface ServiceDeps {
+  store: EventStore;
+  bus: Bus;
+  views: ViewStore;
+  logger: Logger;
+  awaitViews: AwaitViews;
 }

@@ -1,6 +1,5 @@
-import type { AwaitViews } from '@stamp/contracts';
-import type { ServiceModule } from '@stamp/http-kit';
-import type { Bus, Consumer, EventStore, Logger, ViewStore } from '@stamp/platform';
+import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import type { Consumer } from '@stamp/platform';
 
 import { type AccountsApi, createAccountsApi } from './accounts.ts';
 import { projectsRouter } from './projects/api.ts';
@@ -24,13 +23,7 @@ export { API_KEYS_VIEW, KEYS_GROUP, PROJECTS_VIEW } from './projects/projection.
 export { generateKey, hashKey, isValidKey } from './keys.ts';
 
 /** Dependencies of {@link createAccountsService}. */
-export interface AccountsServiceDeps {
-  store: EventStore;
-  bus: Bus;
-  views: ViewStore;
-  logger: Logger;
-  awaitViews: AwaitViews;
-}
+export type AccountsServiceDeps = ServiceDeps;
 
 /**
  * The accounts service: users, projects and API keys (spec parts 2 and 5). `api` resolves keys

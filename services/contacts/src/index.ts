@@ -3,18 +3,14 @@
  * data and subscription, and tracked events. Exposes its public routes, its command API for
  * sending and tracking, and the `contacts-view` projection.
  */
-import type { AwaitViews, ContactsApi } from '@stamp/contracts';
-import type { ServiceModule } from '@stamp/http-kit';
+import type { ContactsApi } from '@stamp/contracts';
+import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
 import {
-  type Bus,
   type Consumer,
-  type EventStore,
-  type Logger,
   type RecordedEvent,
   type Resolver,
   type Secrets,
   streamCategory,
-  type ViewStore,
 } from '@stamp/platform';
 import { Router } from 'express';
 
@@ -36,12 +32,7 @@ export { isReservedEventName } from './track/decide.ts';
 export const CONTACTS_VIEW_GROUP = 'contacts-view';
 
 /** Dependencies of {@link createContactsService}. */
-export interface ContactsServiceDeps {
-  store: EventStore;
-  bus: Bus;
-  views: ViewStore;
-  logger: Logger;
-  awaitViews: AwaitViews;
+export interface ContactsServiceDeps extends ServiceDeps {
   /** DNS resolver of the email verification route (POST /v1/verify). */
   resolver: Resolver;
   /**

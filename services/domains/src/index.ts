@@ -4,17 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import type { AwaitViews, DomainsApi, SenderDomain } from '@stamp/contracts';
-import type { ServiceModule } from '@stamp/http-kit';
-import type {
-  Bus,
-  Consumer,
-  EventStore,
-  Logger,
-  Resolver,
-  Secrets,
-  ViewStore,
-} from '@stamp/platform';
+import type { DomainsApi, SenderDomain } from '@stamp/contracts';
+import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import type { Consumer, Resolver, Secrets } from '@stamp/platform';
 import cron, { type ScheduledTask } from 'node-cron';
 
 import { domainsRouter } from './domains/api.ts';
@@ -41,12 +33,7 @@ export interface DomainsOptions {
 }
 
 /** Dependencies of {@link createDomainsService}. */
-export interface DomainsServiceDeps {
-  store: EventStore;
-  bus: Bus;
-  views: ViewStore;
-  logger: Logger;
-  awaitViews: AwaitViews;
+export interface DomainsServiceDeps extends ServiceDeps {
   resolver: Resolver;
   /**
    * The platform secret: DKIM private keys are sealed with it (purpose `dkim`) in the event log

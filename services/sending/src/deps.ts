@@ -1,13 +1,6 @@
-import type { AwaitViews, ContactsApi, DomainsApi } from '@stamp/contracts';
-import type {
-  Bus,
-  EventStore,
-  LeaseStore,
-  Logger,
-  Mailer,
-  Secrets,
-  ViewStore,
-} from '@stamp/platform';
+import type { ContactsApi, DomainsApi } from '@stamp/contracts';
+import type { ServiceDeps } from '@stamp/http-kit';
+import type { LeaseStore, Mailer, Secrets } from '@stamp/platform';
 
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {
@@ -26,13 +19,8 @@ export interface RetryPolicy {
 }
 
 /** Dependencies of the sending service (see `createSendingService`). */
-export interface SendingDeps {
-  store: EventStore;
-  bus: Bus;
-  views: ViewStore;
+export interface SendingDeps extends ServiceDeps {
   leases: LeaseStore;
-  logger: Logger;
-  awaitViews: AwaitViews;
   contacts: ContactsApi;
   domains: DomainsApi;
   /** SMTP relay; when absent every email goes to the local outbox. */
