@@ -7,8 +7,9 @@ import {
 
 import type { TemplateType } from './templates/events.ts';
 
-/** View collection names of the sending service. */
+/** View collection of templates. */
 export const TEMPLATES = 'templates';
+/** View collection of emails and their delivery status. */
 export const EMAILS = 'emails';
 
 /** A document of the `templates` view. Dates ISO 8601. */
