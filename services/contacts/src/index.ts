@@ -5,13 +5,7 @@
  */
 import type { ContactsApi } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import {
-  type Consumer,
-  type RecordedEvent,
-  type Resolver,
-  type Secrets,
-  streamCategory,
-} from '@stamp/platform';
+import { type Consumer, type RecordedEvent, type Resolver, type Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { contactsRouter } from './contacts/api.ts';
@@ -21,11 +15,8 @@ import { createContactIndexes, projectContactEvent } from './contacts/projection
 import { subscriptionRouter } from './subscription/api.ts';
 import { trackRouter } from './track/api.ts';
 import { createVerifyRouter } from './verify/api.ts';
-import { TRACKED_EVENT_CATEGORY } from './track/events.ts';
-import { createEventIndexes, projectTrackedEvent } from './track/projection.ts';
 
 export { CONTACTS_VIEW, type ContactView } from './contacts/projection.ts';
-export { EVENTS_VIEW, type TrackedEventView } from './track/projection.ts';
 export { isReservedEventName } from './track/decide.ts';
 
 /** Consumer group of the contacts projection. */
@@ -46,10 +37,11 @@ export interface ContactsServiceDeps extends ServiceDeps {
 
 /**
  * Creates the contacts service. `router` serves POST/GET /contacts, GET/PATCH/DELETE
- * /contacts/:id, POST /v1/track, POST /events/track and POST /v1/verify; `api` is the ContactsApi used by
- * sending; `publicRouter` serves the subscription pages of the signed
- * links in emails without an API key; `start()` creates the view indexes and starts the `contacts-view` consumer (topics
- * `contact`, `trackedEvent`); `projections()` returns it for read-your-writes.
+ * /contacts/:id, POST /v1/track, POST /events/track and POST /v1/verify; `api` is the
+ * ContactsApi used by sending; `publicRouter` serves the subscription pages of the signed links
+ * in emails without an API key; `start()` creates the view indexes and starts the
+ * `contacts-view` consumer (topic `contact`); `projections()` returns it for read-your-writes.
+ * Tracked events stay in the event log (streams `trackedEvent-<id>`).
  */
 export function createContactsService(
   deps: ContactsServiceDeps,
@@ -75,11 +67,7 @@ export function createContactsService(
   });
 
   let consumers: Consumer[] = [];
-  const handle = async (event: RecordedEvent): Promise<void> => {
-    const category = streamCategory(event.streamId);
-    if (category === CONTACT_CATEGORY) await projectContactEvent(deps.views, event);
-    else if (category === TRACKED_EVENT_CATEGORY) await projectTrackedEvent(deps.views, event);
-  };
+  const handle = (event: RecordedEvent): Promise<void> => projectContactEvent(deps.views, event);
 
   return {
     name: 'contacts',
@@ -89,11 +77,10 @@ export function createContactsService(
     async start() {
       if (consumers.length > 0) return;
       await createContactIndexes(deps.views);
-      await createEventIndexes(deps.views);
       consumers = [
         deps.bus.consume({
           groupId: CONTACTS_VIEW_GROUP,
-          topics: [CONTACT_CATEGORY, TRACKED_EVENT_CATEGORY],
+          topics: [CONTACT_CATEGORY],
           handle,
           concurrency: 16,
         }),

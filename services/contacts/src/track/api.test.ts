@@ -39,14 +39,12 @@ describe('POST /v1/track and /events/track', () => {
       subscribed: true,
       data: { plan: 'pro' },
     });
-    const event = await harness.platform.views
-      .collection('events')
-      .findOne({ _id: body.data.event });
+    const [event] = await harness.platform.store.readStream(`trackedEvent-${body.data.event}`);
     expect(event).toMatchObject({
-      projectId: 'project-t',
-      contactId: body.data.contact,
-      name: 'signed-up',
-      data: { plan: 'pro', otp: 'x' },
+      id: body.data.event,
+      type: 'EventTracked',
+      metadata: { projectId: 'project-t' },
+      data: { contactId: body.data.contact, name: 'signed-up', data: { plan: 'pro', otp: 'x' } },
     });
 
     const again = await api.request('POST', '/events/track', {
