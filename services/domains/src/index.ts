@@ -94,6 +94,17 @@ export function createDomainsService(
     }
   }
   const collection = domainsView(deps.views);
+  // Opened private keys by sealed value: sending asks for the key of every email.
+  const openedKeys = new Map<string, string>();
+  const privateKeyOf = (domainId: string, sealed: string): string => {
+    let key = openedKeys.get(sealed);
+    if (key === undefined) {
+      key = openPrivateKey(domainId, sealed);
+      if (openedKeys.size >= 1000) openedKeys.clear();
+      openedKeys.set(sealed, key);
+    }
+    return key;
+  };
   let consumer: Consumer | undefined;
   let task: ScheduledTask | undefined;
 
@@ -115,7 +126,7 @@ export function createDomainsService(
         dkim: {
           domainName: found.domain,
           keySelector: found.selector,
-          privateKey: openPrivateKey(found._id, found.privateKey),
+          privateKey: privateKeyOf(found._id, found.privateKey),
         },
       };
     },

@@ -18,7 +18,7 @@ const documents = fc.record(
   { _id: fc.string(), a: value, b: value, n: fc.option(scalar, { nil: undefined }) },
   { requiredKeys: ['_id'] },
 );
-const operator = fc.constantFrom('$eq', '$ne', '$lt', '$lte', '$gt', '$gte');
+const operator = fc.constantFrom('$eq', '$ne', '$lt', '$lte', '$gt', '$gte', '$exists');
 const condition = fc.oneof(
   scalar,
   fc.constant(null),

@@ -38,6 +38,10 @@ function comparison(operator: string, operand: Scalar): Test | undefined {
       return (value) => same(value) && value > operand;
     case '$gte':
       return (value) => same(value) && value >= operand;
+    case '$exists':
+      return typeof operand === 'boolean'
+        ? (value) => (value !== undefined) === operand
+        : undefined;
     default:
       return undefined;
   }
@@ -59,7 +63,7 @@ function condition(expected: unknown): Test | undefined {
 /**
  * Compiles a MongoDB filter to a predicate. Filters made only of top-level field paths compared
  * with scalars (`{a: 1, 'b.c': 'x', n: {$lt: 5}}`: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`,
- * `$gte`, no arrays) are compiled directly; every other filter is compiled by mingo. Both give
+ * `$gte`, `$exists`, no arrays) are compiled directly; every other filter is compiled by mingo. Both give
  * MongoDB's answer; the direct path only skips mingo's compilation on the hot paths (look-ups
  * by id and by key, revision guards).
  */
