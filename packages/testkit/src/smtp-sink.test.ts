@@ -6,6 +6,7 @@ import { parseMessage, startSmtpSink, verifyDkim } from './smtp-sink.ts';
 
 const message = {
   emailId: '0193a000-0000-7000-8000-000000000001',
+  projectId: 'p1',
   from: { name: 'Sender', address: 'hello@example.test' },
   to: { address: 'rcpt@example.org' },
   subject: 'Hi there',

@@ -2,11 +2,10 @@
  * The domains service: sender domains with their DKIM keys and DNS records (spec part 4
  * "Domains"). Wire with {@link createDomainsService}.
  */
-import { randomUUID } from 'node:crypto';
 
 import type { DomainsApi, SenderDomain } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import type { Consumer, Resolver, Secrets } from '@stamp/platform';
+import { type Consumer, newId, type Resolver, type Secrets } from '@stamp/platform';
 import cron, { type ScheduledTask } from 'node-cron';
 
 import { domainsRouter } from './domains/api.ts';
@@ -136,14 +135,15 @@ export function createDomainsService(
         { status: { $in: ['PENDING', 'FAILED'] }, ...LIVE },
         { sort: { _id: 1 } },
       );
-      const correlationId = randomUUID();
+      const correlationId = newId();
       let checked = 0;
       let next = 0;
+      let position = 0;
       const worker = async (): Promise<void> => {
         for (let item = pending[next++]; item !== undefined; item = pending[next++]) {
           try {
             const result = await commands.verify(item.projectId, item._id, correlationId, false);
-            await deps.awaitViews(result.position);
+            position = Math.max(position, result.position);
             checked++;
           } catch (error) {
             logger.warn({ err: error, domainId: item._id }, 'domain re-check failed');
@@ -151,6 +151,7 @@ export function createDomainsService(
         }
       };
       await Promise.all(Array.from({ length: RECHECK_CONCURRENCY }, worker));
+      await deps.awaitViews(position);
       return checked;
     },
   };

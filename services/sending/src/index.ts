@@ -1,6 +1,7 @@
 import type { ServiceModule } from '@stamp/http-kit';
 import {
   type Consumer,
+  type DeliveryReceipt,
   type Mailer,
   OutboxMailer,
   streamCategory,
@@ -44,9 +45,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const retry = { ...DEFAULT_RETRY, ...deps.retry };
-  const projects = new Map<string, string>();
-  const outbox: Mailer =
-    deps.outbox ?? new OutboxMailer(deps.views, (message) => projects.get(message.emailId) ?? '');
+  const outbox: Mailer = deps.outbox ?? new OutboxMailer(deps.views);
+  const accepted = new Map<string, DeliveryReceipt & { transport: 'smtp' | 'outbox' }>();
   const sendDeps = {
     store: deps.store,
     views: deps.views,
@@ -80,6 +80,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     router,
     api: { send: (context, body) => send(sendDeps, context, body) },
     start() {
+      if (projection !== undefined) return Promise.resolve();
       projection = deps.bus.consume({
         groupId: 'sending-projection',
         topics: ['template', 'email'],
@@ -102,12 +103,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
               ...(deps.relay === undefined ? {} : { relay: deps.relay }),
               outbox,
               retry,
-              remember(emailId, projectId) {
-                projects.set(emailId, projectId);
-                return () => {
-                  projects.delete(emailId);
-                };
-              },
+              accepted,
             },
             event,
           ),

@@ -25,6 +25,7 @@ const PIXEL_PNG =
 export function sampleMessage(overrides: Partial<OutgoingMessage> = {}): OutgoingMessage {
   return {
     emailId: newId(),
+    projectId: 'project-1',
     from: { name: 'Acme Billing', address: 'billing@acme.example' },
     to: { name: 'Ada Lovelace', address: 'ada@customer.example' },
     replyTo: 'support@acme.example',

@@ -24,6 +24,8 @@ export interface DkimKey {
 export interface OutgoingMessage {
   /** Stamp's email id; it becomes the Message-ID's local part and the `X-Stamp-Email-Id` header. */
   emailId: string;
+  /** Project the message is sent for (not written into the message). */
+  projectId: string;
   from: Mailbox;
   to: Mailbox;
   /** Envelope sender (RFC 5321 MAIL FROM); defaults to the From address. */

@@ -10,7 +10,7 @@ function openOutbox(): {
 } {
   const db = openDatabase(':memory:');
   const views = new SqliteViewStore(db);
-  const mailer = new OutboxMailer(views, () => 'project-1');
+  const mailer = new OutboxMailer(views);
   return {
     views,
     mailer,

@@ -29,12 +29,10 @@ export interface OutboxDocument {
  */
 export class OutboxMailer implements Mailer {
   private readonly views: ViewStore;
-  private readonly projectOf: (message: OutgoingMessage) => string;
   private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
 
-  constructor(views: ViewStore, projectOf: (message: OutgoingMessage) => string) {
+  constructor(views: ViewStore) {
     this.views = views;
-    this.projectOf = projectOf;
   }
 
   async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
@@ -44,7 +42,7 @@ export class OutboxMailer implements Mailer {
       { _id: message.emailId },
       {
         _id: message.emailId,
-        projectId: this.projectOf(message),
+        projectId: message.projectId,
         from: message.from.address,
         to: message.to.address,
         subject: message.subject,

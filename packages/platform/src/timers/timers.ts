@@ -2,12 +2,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { Logger } from 'pino';
 
-import {
-  DuplicateEventError,
-  type EventStore,
-  type NewEvent,
-  WrongExpectedRevisionError,
-} from '../event-store/event-store.ts';
+import { DuplicateEventError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
 import type { ViewStore } from '../views/view-store.ts';
 import type { LeaseStore } from './leases.ts';
 
@@ -41,7 +36,8 @@ export interface TimerSchedulerOptions {
 
 /**
  * Fires due timers while holding the `timer-scheduler` lease. A fired timer is removed from the
- * view by the scheduler; a duplicate append (another scheduler won) is treated as fired.
+ * view by the scheduler; a duplicate event id (fired before, or by another scheduler) counts as
+ * fired.
  */
 export class TimerScheduler {
   private readonly options: TimerSchedulerOptions;
@@ -86,9 +82,7 @@ export class TimerScheduler {
           },
         ]);
       } catch (error) {
-        if (!(
-          error instanceof DuplicateEventError || error instanceof WrongExpectedRevisionError
-        )) {
+        if (!(error instanceof DuplicateEventError)) {
           logger.error({ err: error, timerId: timer._id }, 'timer could not fire');
           continue;
         }

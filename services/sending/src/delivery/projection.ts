@@ -58,7 +58,7 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
       return;
     }
     case 'EmailDeferred': {
-      const moved = await applyAtRevision(
+      await applyAtRevision(
         emails,
         emailId,
         event.revision,
@@ -71,7 +71,8 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
         },
         false,
       );
-      if (!moved) return;
+      // Written on every delivery of the event, even when the email view already reflects it: a
+      // timer that fired before is refused as a duplicate event and only removed again.
       const timer: TimerDocument = {
         _id: retryTimerId(emailId, typed.data.attempt),
         dueAt: Date.parse(typed.data.retryAt),

@@ -1,6 +1,7 @@
 import type { DomainsApi } from '@stamp/contracts';
 import {
   DeliveryError,
+  type DeliveryReceipt,
   type EventStore,
   type Logger,
   type Mailer,
@@ -26,13 +27,17 @@ export interface DeliveryDeps {
   relay?: Mailer;
   outbox: Mailer;
   retry: RetryPolicy;
-  /** Called before the outbox sends a message, so it knows the project (cleared afterwards). */
-  remember(emailId: string, projectId: string): () => void;
+  /**
+   * Deliveries the receiving side accepted whose EmailSent could not be recorded yet, by email id
+   * (kept by the worker across retries of the same event): they are recorded, never sent again.
+   */
+  accepted: Map<string, DeliveryReceipt & { transport: 'smtp' | 'outbox' }>;
 }
 
-function outgoing(queued: EmailQueuedData): OutgoingMessage {
+function outgoing(queued: EmailQueuedData, projectId: string): OutgoingMessage {
   return {
     emailId: queued.emailId,
+    projectId,
     from: {
       address: queued.from.email,
       ...(queued.from.name === undefined ? {} : { name: queued.from.name }),
@@ -68,7 +73,7 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
   const queued = state.queued;
   if (queued === null || state.done) return;
   const projectId = event.metadata.projectId ?? '';
-  const message = outgoing(queued);
+  const message = outgoing(queued, projectId);
   const domain = await deps.domains.senderDomain(projectId, queued.from.email);
   if (domain?.verified === true) message.dkim = domain.dkim;
   const useOutbox = queued.sandbox || deps.relay === undefined;
@@ -99,21 +104,38 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
     }
   };
 
-  const forget = deps.remember(queued.emailId, projectId);
+  const sent = (receipt: DeliveryReceipt & { transport: 'smtp' | 'outbox' }): EmailEvent => ({
+    type: 'EmailSent',
+    data: {
+      messageId: receipt.messageId,
+      response: receipt.response,
+      transport: receipt.transport,
+      sentAt: new Date().toISOString(),
+    },
+  });
+  const unrecorded = deps.accepted.get(queued.emailId);
+  if (unrecorded !== undefined) {
+    // Accepted earlier, but recording it failed: record it now, never send it again.
+    await record(sent(unrecorded));
+    deps.accepted.delete(queued.emailId);
+    return;
+  }
+
   try {
     // The outcome is recorded inside the mailer's commit point (see Mailer.send).
-    await mailer.send(message, (receipt) =>
-      record({
-        type: 'EmailSent',
-        data: {
-          messageId: receipt.messageId,
-          response: receipt.response,
-          transport: useOutbox ? 'outbox' : 'smtp',
-          sentAt: new Date().toISOString(),
-        },
-      }),
-    );
+    await mailer.send(message, async (receipt) => {
+      const accepted = {
+        ...receipt,
+        transport: useOutbox ? ('outbox' as const) : ('smtp' as const),
+      };
+      deps.accepted.set(queued.emailId, accepted);
+      await record(sent(accepted));
+      deps.accepted.delete(queued.emailId);
+    });
   } catch (error) {
+    // A failure to record an accepted delivery is the store's, not the relay's: the consumer
+    // retries the event, which then only records the delivery.
+    if (deps.accepted.has(queued.emailId)) throw error;
     const failure =
       error instanceof DeliveryError
         ? { message: error.message, transient: error.transient }
@@ -124,7 +146,5 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
       'delivery attempt failed',
     );
     await record(outcome);
-  } finally {
-    forget();
   }
 }
