@@ -88,6 +88,13 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
   const inFlightTimeoutMs = options.inFlightTimeoutMs ?? 5 * 60 * 1000;
   const now = options.now ?? (() => new Date());
   const records = options.views.collection<IdempotencyRecord>(IDEMPOTENCY_COLLECTION);
+  // Expired records are removed at most once a minute, by the request that comes by then.
+  let prunedAt = 0;
+  const prune = (at: Date): void => {
+    if (at.getTime() - prunedAt < 60_000) return;
+    prunedAt = at.getTime();
+    void records.deleteMany({ expiresAt: { $lte: at.toISOString() } }).catch(() => undefined);
+  };
 
   /** Claims the key; returns the claimed record, or the live record that holds it. */
   async function claim(
@@ -138,6 +145,7 @@ export function idempotency(options: IdempotencyOptions): RequestHandler {
     }
     const hash = requestHash(req.method, normalisePath(req.path), req.body);
     const created = now();
+    prune(created);
     const record: IdempotencyRecord = {
       _id: `${caller.projectId}:${key}`,
       projectId: caller.projectId,

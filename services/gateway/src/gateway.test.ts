@@ -323,6 +323,35 @@ describe('gateway', () => {
       expect(response.body).toMatchObject({ success: true });
     });
 
+    it('removes expired records', async () => {
+      const fresh = await startTestGateway();
+      const records = fresh.platform.views.collection('idempotency');
+      const expired = {
+        projectId: 'project-a',
+        hash: 'h',
+        status: 'done',
+        token: 't',
+        createdAt: '2020-01-01T00:00:00.000Z',
+        expiresAt: '2020-01-02T00:00:00.000Z',
+        response: { status: 200, body: {} },
+      };
+      await records.insertOne({ _id: 'project-a:gone-1', key: 'gone-1', ...expired });
+      await records.insertOne({ _id: 'project-b:gone-2', key: 'gone-2', ...expired });
+      // a gateway prunes on its first keyed request
+      try {
+        await fresh.request('POST', '/v1/track', {
+          key: TEST_KEYS.skA,
+          body: {},
+          headers: { 'idempotency-key': 'prune-trigger' },
+        });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await records.findOne({ _id: 'project-a:gone-1' })).toBeNull();
+        expect(await records.findOne({ _id: 'project-b:gone-2' })).toBeNull();
+      } finally {
+        await fresh.close();
+      }
+    });
+
     it('ignores the header on other routes', async () => {
       const headers = { 'idempotency-key': 'things-1' };
       const first = await gateway.request('POST', '/things', {

@@ -73,3 +73,21 @@ describe('OutboxMailer', () => {
     }
   });
 });
+
+describe('OutboxMailer retention', () => {
+  it('keeps the latest messages and removes the oldest', async () => {
+    const views = new SqliteViewStore(openDatabase(':memory:'));
+    const mailer = new OutboxMailer(views, 60);
+    const ids: string[] = [];
+    for (let index = 0; index < 100; index++) {
+      const message = sampleMessage({ attachments: [] });
+      ids.push(message.emailId);
+      await mailer.send(message);
+    }
+    const kept = await views.collection(OUTBOX_COLLECTION).find({});
+    expect(kept.length).toBeLessThanOrEqual(100);
+    expect(kept.length).toBeGreaterThanOrEqual(60);
+    expect(await views.collection(OUTBOX_COLLECTION).findOne({ _id: ids[0] })).toBeNull();
+    expect(await views.collection(OUTBOX_COLLECTION).findOne({ _id: ids[99] })).not.toBeNull();
+  });
+});

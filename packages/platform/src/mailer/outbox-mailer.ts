@@ -24,15 +24,28 @@ export interface OutboxDocument {
 
 /**
  * The local capture outbox: builds the exact MIME message (same composer and DKIM signing as
- * SMTP) and stores it in the `outbox` view instead of sending it. Used when no relay is set,
- * and always for the sandbox sender.
+ * SMTP) and stores it in the `outbox` view instead of sending it, keeping the latest
+ * `maxMessages`. Used when no relay is set, and always for the sandbox sender.
  */
 export class OutboxMailer implements Mailer {
   private readonly views: ViewStore;
+  private readonly maxMessages: number;
+  private captures = 0;
   private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
 
-  constructor(views: ViewStore) {
+  /** @param maxMessages captured messages kept (default 1,000); the oldest go first. */
+  constructor(views: ViewStore, maxMessages = 1000) {
     this.views = views;
+    this.maxMessages = maxMessages;
+  }
+
+  /** Removes the oldest captured messages beyond `maxMessages`. */
+  private async prune(): Promise<void> {
+    const outbox = this.views.collection<OutboxDocument>(OUTBOX_COLLECTION);
+    const excess = (await outbox.countDocuments({})) - this.maxMessages;
+    if (excess <= 0) return;
+    const oldest = await outbox.find({}, { sort: { capturedAt: 1, _id: 1 }, limit: excess });
+    for (const message of oldest) await outbox.deleteOne({ _id: message._id });
   }
 
   async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
@@ -51,6 +64,8 @@ export class OutboxMailer implements Mailer {
       },
       { upsert: true },
     );
+    this.captures += 1;
+    if (this.captures % 50 === 0) await this.prune();
     // The capture must be durable before the delivery is recorded.
     await this.views.flush();
     const receipt = { messageId: info.messageId, response: '250 captured in the local outbox' };
