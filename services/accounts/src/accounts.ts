@@ -5,7 +5,7 @@ import {
   type ExpectedRevision,
   type Logger,
   type ViewStore,
-  WrongExpectedRevisionError,
+  withRevisionRetry,
   newId,
 } from '@stamp/platform';
 
@@ -126,12 +126,12 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
     correlationId: string,
   ): Promise<IssuedKeys> {
     const keys = given ?? { publicKey: generateKey('public'), secretKey: generateKey('secret') };
-    for (let attempt = 1; ; attempt++) {
-      const project = await loadProject(projectId);
-      const events = issueKeys(project, { keys });
-      const name = project.name ?? '';
-      if (events.length === 0) return { projectId, name, ...keys, position: 0 };
-      try {
+    return withRevisionRetry(
+      async () => {
+        const project = await loadProject(projectId);
+        const events = issueKeys(project, { keys });
+        const name = project.name ?? '';
+        if (events.length === 0) return { projectId, name, ...keys, position: 0 };
         const { position } = await store.append([
           {
             streamId: projectStreamId(projectId),
@@ -141,10 +141,9 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
         ]);
         logger.info({ projectId, correlationId }, 'project keys issued');
         return { projectId, name, ...keys, position };
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt >= MAX_ATTEMPTS) throw error;
-      }
-    }
+      },
+      { attempts: MAX_ATTEMPTS },
+    );
   }
 
   async function bootstrapOnce(input: BootstrapInput): Promise<BootstrapResult> {

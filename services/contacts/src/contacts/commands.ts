@@ -17,6 +17,7 @@ import {
   newId,
   type StreamAppend,
   WrongExpectedRevisionError,
+  withRevisionRetry,
 } from '@stamp/platform';
 
 import { type DataPatch, dataPatch } from './data.ts';
@@ -290,21 +291,27 @@ export class ContactCommands {
     return loaded;
   }
 
-  /** Runs `command`, retrying on WrongExpectedRevisionError with a short jittered pause. */
+  /**
+   * Runs `command` with the platform's revision retry (jittered), dropping the cached state of a
+   * conflicting stream before each new attempt.
+   * @throws ApiError 409 CONFLICT when the attempts run out.
+   */
   private async retry<T>(command: (attempt: number) => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await command(attempt);
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError)) throw error;
-        this.contacts.delete(error.streamId);
-        this.claims.delete(error.streamId);
-        if (attempt + 1 >= this.maxAttempts) {
-          this.logger.warn({ streamId: error.streamId }, 'contact command kept conflicting');
-          throw conflict('The contact was changed concurrently; retry the request');
-        }
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * (attempt + 1)));
-      }
+    const evict = (error: WrongExpectedRevisionError): void => {
+      this.contacts.delete(error.streamId);
+      this.claims.delete(error.streamId);
+    };
+    try {
+      return await withRevisionRetry(command, {
+        attempts: this.maxAttempts,
+        jitterMs: 5,
+        onConflict: evict,
+      });
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      evict(error);
+      this.logger.warn({ streamId: error.streamId }, 'contact command kept conflicting');
+      throw conflict('The contact was changed concurrently; retry the request');
     }
   }
 

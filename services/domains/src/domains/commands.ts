@@ -8,7 +8,7 @@ import {
   type NewEvent,
   type Resolver,
   type Secrets,
-  WrongExpectedRevisionError,
+  withRevisionRetry,
   newId,
 } from '@stamp/platform';
 
@@ -47,18 +47,6 @@ export interface DomainCommandDeps {
 export interface CommandResult {
   state: KnownDomain;
   position: number;
-}
-
-const ATTEMPTS = 4;
-
-async function retrying<T>(run: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await run();
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= ATTEMPTS) throw error;
-    }
-  }
 }
 
 const withMeta = (
@@ -125,7 +113,7 @@ export function createDomainCommands(deps: DomainCommandDeps): DomainCommands {
       };
       const domainId = newId();
       const selector = newSelector();
-      return retrying(async () => {
+      return withRevisionRetry(async () => {
         const claimId = claimStream(projectId, domain);
         const claimEvents = await store.readStream(claimId);
         const decided = decideAdd(isClaimed(claimEvents), {
@@ -162,7 +150,7 @@ export function createDomainCommands(deps: DomainCommandDeps): DomainCommands {
         mxHost: config.mxHost,
       });
       let loaded: { state: DomainState; revision: number } | undefined = first;
-      return retrying(async () => {
+      return withRevisionRetry(async () => {
         const { state, revision } = loaded ?? (await load(id));
         loaded = undefined;
         const events = decideCheck(state, {
@@ -184,7 +172,7 @@ export function createDomainCommands(deps: DomainCommandDeps): DomainCommands {
     },
 
     async remove(projectId, id, correlationId) {
-      return retrying(async () => {
+      return withRevisionRetry(async () => {
         const { state, revision } = await load(id);
         const decided = decideRemove(state, { projectId, now: clock().toISOString() });
         const domain = requireDomain(state, projectId);

@@ -1,9 +1,8 @@
 import type { DomainsApi } from '@stamp/contracts';
 import { forbidden } from '@stamp/http-kit';
-import { type EventStore, newId } from '@stamp/platform';
+import { type EventStore, newId, withRevisionRetry } from '@stamp/platform';
 
 import { domainOf } from '../deps.ts';
-import { withRevisionRetry } from '../retry.ts';
 import { decide, type TemplateCommand } from './decide.ts';
 import {
   evolve,
