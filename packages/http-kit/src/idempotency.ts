@@ -5,6 +5,7 @@ import { DuplicateKeyError, type ViewDocument, type ViewStore } from '@stamp/pla
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 import { ApiError } from './errors.ts';
+import { normalisePath } from './paths.ts';
 
 /** Name of the view collection holding idempotency records. */
 export const IDEMPOTENCY_COLLECTION = 'idempotency';
@@ -60,11 +61,6 @@ export function requestHash(method: string, path: string, body: unknown): string
   return createHash('sha256')
     .update(`${method.toUpperCase()}\n${path}\n${canonicalJson(body)}`)
     .digest('hex');
-}
-
-function normalisePath(path: string): string {
-  const lower = path.toLowerCase();
-  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
 }
 
 /**

@@ -6,3 +6,4 @@ export * from './envelope.ts';
 export * from './idempotency.ts';
 export * from './rate-limit.ts';
 export * from './request-logger.ts';
+export * from './paths.ts';

@@ -27,8 +27,8 @@ export interface ContactsServiceDeps extends ServiceDeps {
   /** DNS resolver of the email verification route (POST /v1/verify). */
   resolver: Resolver;
   /**
-   * The platform secret verifying subscription tokens. When given, `publicRouter` serves the
-   * subscription pages (GET/POST /unsubscribe/:token, /subscribe/:token, GET /manage/:token).
+   * The platform secret verifying subscription tokens of the pages `publicRouter` serves
+   * (GET/POST /unsubscribe/:token, /subscribe/:token, GET /manage/:token).
    */
   secrets: Secrets;
   /** Cached contact and claim states (default 50,000 each). */

@@ -1,5 +1,5 @@
 import type { Caller, KeysApi } from '@stamp/contracts';
-import { ApiError, requestIdOf } from '@stamp/http-kit';
+import { ApiError, normalisePath, requestIdOf } from '@stamp/http-kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 /**
@@ -9,11 +9,6 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 export const PUBLIC_KEY_ROUTES: readonly string[] = ['/v1/track'];
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
-
-function normalisePath(path: string): string {
-  const lower = path.toLowerCase();
-  return lower.length > 1 && lower.endsWith('/') ? lower.slice(0, -1) : lower;
-}
 
 /**
  * API-key authentication (spec part 5, API reference "Errors"): reads `Authorization: Bearer

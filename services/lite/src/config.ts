@@ -1,14 +1,14 @@
+import { isValidKey } from '@stamp/accounts';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
 
 const hostPort = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
-const key = (prefix: 'pk' | 'sk') =>
+const key = (kind: 'public' | 'secret') =>
   z
     .string()
-    .regex(
-      new RegExp(`^${prefix}_[A-Za-z0-9]{16,64}$`),
-      `must look like ${prefix}_ followed by 16-64 letters or digits`,
-    )
+    .refine((value) => isValidKey(kind, value), {
+      message: `must look like ${kind === 'public' ? 'pk' : 'sk'}_ followed by 16-64 letters or digits`,
+    })
     .optional();
 
 /**
@@ -42,8 +42,8 @@ export const configSchema = z
         (servers) => servers.every((server) => hostPort.test(server)),
         'must be a comma-separated list of host or host:port',
       ),
-    STAMP_BOOTSTRAP_SECRET_KEY: key('sk'),
-    STAMP_BOOTSTRAP_PUBLIC_KEY: key('pk'),
+    STAMP_BOOTSTRAP_SECRET_KEY: key('secret'),
+    STAMP_BOOTSTRAP_PUBLIC_KEY: key('public'),
     STAMP_SANDBOX_DOMAIN: z
       .string()
       .regex(/^[a-z0-9.-]+$/)

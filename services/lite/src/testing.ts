@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createLogger } from '@stamp/platform';
+import { fetchJson, type JsonResponse } from '@stamp/testkit/net.ts';
 
 import { type Stamp, startStamp } from './app.ts';
 import { readConfig } from './config.ts';
@@ -34,29 +35,18 @@ export async function startTestStamp(
 }
 
 /** A JSON call to the API with a bearer key; returns status, body and headers. */
-export async function call(
+export function call(
   baseUrl: string,
   key: string | undefined,
   method: string,
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: unknown; headers: Headers }> {
-  const response = await fetch(baseUrl + path, {
+): Promise<JsonResponse> {
+  return fetchJson(baseUrl + path, {
     method,
-    headers: {
-      ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...headers,
-    },
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    ...(key === undefined ? {} : { key }),
+    ...(body === undefined ? {} : { body }),
+    headers,
   });
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text === '' ? undefined : (JSON.parse(text) as unknown);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, body: parsed, headers: response.headers };
 }

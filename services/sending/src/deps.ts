@@ -33,8 +33,7 @@ export interface SendingDeps extends ServiceDeps {
   publicUrl: string;
   /**
    * The platform secret signing the recipients' subscription tokens in those links (verified by
-   * the contacts service's public routes). Without it (tests only) the links carry the bare
-   * contact id, which those routes refuse.
+   * the contacts service's public routes).
    */
   secrets: Secrets;
   limits?: Partial<SendingLimits>;

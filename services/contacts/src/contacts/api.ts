@@ -3,7 +3,7 @@
  * POST /contacts, GET /contacts, GET /contacts/:id, PATCH /contacts/:id, DELETE /contacts/:id.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, cursorPage, cursorQuery, notFound, parse } from '@stamp/http-kit';
+import { caller, cursorPage, cursorQuery, escapeRegex, notFound, parse } from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -56,7 +56,6 @@ export function toContact(view: ContactView): ContactResponse {
 }
 
 /** Escapes the characters that have a meaning in a regular expression. */
-export const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 
 const idOf = (req: Request): string => String(req.params.id);
 

@@ -37,7 +37,7 @@ export interface SendDeps {
   domains: DomainsApi;
   sandboxDomain: string;
   publicUrl: string;
-  /** Signs the recipients' subscription tokens; without it links carry the bare contact id. */
+  /** Signs the recipients' subscription tokens. */
   secrets: Secrets;
   limits: SendingLimits;
 }

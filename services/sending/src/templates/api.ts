@@ -1,5 +1,5 @@
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, notFound, pageQuery, parse } from '@stamp/http-kit';
+import { caller, escapeRegex, notFound, pageQuery, parse } from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -96,8 +96,6 @@ export async function findTemplate(
   if (document === null) throw notFound('TEMPLATE_NOT_FOUND', `Template ${id} not found`);
   return document;
 }
-
-const escapeRegex = (value: string): string => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Dependencies of the template routes. */
 export interface TemplatesRouterDeps extends TemplateCommandDeps {
