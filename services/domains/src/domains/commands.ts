@@ -105,23 +105,30 @@ export function createDomainCommands(deps: DomainCommandDeps): DomainCommands {
 
   return {
     async add(projectId, domain, correlationId) {
-      const generated = await generateDkimKeys();
-      // Only the sealed key enters the event log and the views (never the plaintext PEM).
-      const keys = {
-        publicKey: generated.publicKey,
-        privateKey: deps.secrets.seal(DKIM_PURPOSE, generated.privateKey),
-      };
       const domainId = newId();
       const selector = newSelector();
+      const claimId = claimStream(projectId, domain);
+      let keys: { publicKey: string; privateKey: string } | undefined;
       return withRevisionRetry(async () => {
-        const claimId = claimStream(projectId, domain);
         const claimEvents = await store.readStream(claimId);
-        const decided = decideAdd(isClaimed(claimEvents), {
+        const claimed = isClaimed(claimEvents);
+        // The key pair (tens of ms of CPU) is made only for a name that is free; the claim's
+        // expected revision still guards the race.
+        if (!claimed && keys === undefined) {
+          const generated = await generateDkimKeys();
+          // Only the sealed key enters the event log and the views (never the plaintext PEM).
+          keys = {
+            publicKey: generated.publicKey,
+            privateKey: deps.secrets.seal(DKIM_PURPOSE, generated.privateKey),
+          };
+        }
+        const decided = decideAdd(claimed, {
           domainId,
           projectId,
           domain,
           selector,
-          ...keys,
+          publicKey: keys?.publicKey ?? '',
+          privateKey: keys?.privateKey ?? '',
           now: clock().toISOString(),
           config,
         });
