@@ -15,6 +15,7 @@ export * from './resolver/resolver.ts';
 export * from './sqlite/database.ts';
 export * from './timers/leases.ts';
 export * from './timers/timers.ts';
+export * from './views/apply-at-revision.ts';
 export * from './views/sqlite-view-store.ts';
 export * from './views/view-store.ts';
 export * from './secrets.ts';

@@ -1,9 +1,4 @@
-import {
-  DuplicateKeyError,
-  type Update,
-  type ViewCollection,
-  type ViewDocument,
-} from '@stamp/platform';
+import type { ViewDocument } from '@stamp/platform';
 
 import type { TemplateType } from './templates/events.ts';
 
@@ -49,30 +44,4 @@ export interface EmailDocument extends ViewDocument {
   messageId: string | null;
   error: string | null;
   revision: number;
-}
-
-/**
- * Idempotent write of a view document for event `revision` of its stream: applies `update` only
- * when the stored revision is lower; with `create`, a missing document is inserted. Returns
- * whether the document changed (false for a replayed event).
- */
-export async function applyAtRevision(
-  collection: ViewCollection,
-  id: string,
-  revision: number,
-  update: Update,
-  create: boolean,
-): Promise<boolean> {
-  const withRevision: Update = { ...update, $set: { ...(update.$set ?? {}), revision } };
-  try {
-    const result = await collection.updateOne(
-      { _id: id, revision: { $lt: revision } },
-      withRevision,
-      { upsert: create },
-    );
-    return result.matchedCount > 0 || result.upsertedId !== undefined;
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) return false;
-    throw error;
-  }
 }

@@ -1,5 +1,5 @@
 import {
-  DuplicateKeyError,
+  applyAtRevision,
   type EventHandler,
   type RecordedEvent,
   type ViewCollection,
@@ -37,15 +37,6 @@ export interface ProjectView extends ViewDocument {
   revision: number;
 }
 
-/** Ignores the duplicate-key failure of a guarded upsert: the view is already newer. */
-async function guarded(write: Promise<unknown>): Promise<void> {
-  try {
-    await write;
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-  }
-}
-
 /**
  * The handler of consumer group `accounts-keys` (topic `project`): fills `projects` and
  * `api_keys`. Idempotent: every write is guarded by the stream revision, so a replayed or
@@ -62,21 +53,20 @@ export function projectsProjection(views: ViewStore): EventHandler {
     const revision = recorded.revision;
     switch (event.type) {
       case 'ProjectCreated':
-        await guarded(
-          projects.updateOne(
-            { _id: projectId, revision: { $lt: revision } },
-            {
-              $set: {
-                name: event.data.name,
-                ownerId: event.data.ownerId,
-                createdAt: recorded.createdAt,
-                publicKeyHint: null,
-                secretKeyHint: null,
-                revision,
-              },
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
+          {
+            $set: {
+              name: event.data.name,
+              ownerId: event.data.ownerId,
+              createdAt: recorded.createdAt,
+              publicKeyHint: null,
+              secretKeyHint: null,
             },
-            { upsert: true },
-          ),
+          },
+          true,
         );
         return;
       case 'ProjectKeysIssued': {
@@ -97,15 +87,17 @@ export function projectsProjection(views: ViewStore): EventHandler {
             })),
           );
         }
-        await projects.updateOne(
-          { _id: projectId, revision: { $lt: revision } },
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
           {
             $set: {
               publicKeyHint: event.data.publicKeyHint,
               secretKeyHint: event.data.secretKeyHint,
-              revision,
             },
           },
+          false,
         );
         return;
       }

@@ -4,7 +4,7 @@
  * replayed or duplicated event changes nothing.
  */
 import type { EventHandler, RecordedEvent, Update, ViewStore } from '@stamp/platform';
-import { DuplicateKeyError } from '@stamp/platform';
+import { applyAtRevision } from '@stamp/platform';
 
 import { DOMAIN_CATEGORY, DOMAIN_EVENT_TYPES, type DomainEvent } from './events.ts';
 import { domainsView } from './views.ts';
@@ -59,9 +59,6 @@ function updateOf(event: DomainEvent, revision: number): Update {
   }
 }
 
-const isDuplicateKey = (error: unknown): boolean =>
-  error instanceof DuplicateKeyError || (error as { code?: unknown }).code === 11000;
-
 /** The bus handler writing the `domains` view. */
 export function domainsProjection(views: ViewStore): EventHandler {
   const collection = domainsView(views);
@@ -69,13 +66,13 @@ export function domainsProjection(views: ViewStore): EventHandler {
     if (!(DOMAIN_EVENT_TYPES as readonly string[]).includes(event.type)) return;
     const domainEvent = event as RecordedEvent & DomainEvent;
     const id = event.streamId.slice(DOMAIN_CATEGORY.length + 1);
-    const filter = { _id: id, revision: { $lt: event.revision } };
     const update = updateOf(domainEvent, event.revision);
-    try {
-      await collection.updateOne(filter, update, { upsert: domainEvent.type === 'DomainAdded' });
-    } catch (error) {
-      // The document already reflects this revision or a later one: a replay.
-      if (!isDuplicateKey(error)) throw error;
-    }
+    await applyAtRevision(
+      collection,
+      id,
+      event.revision,
+      update,
+      domainEvent.type === 'DomainAdded',
+    );
   };
 }

@@ -5,9 +5,10 @@ import {
   TIMERS_COLLECTION,
   type TimerDocument,
   type ViewStore,
+  applyAtRevision,
 } from '@stamp/platform';
 
-import { applyAtRevision, EMAILS } from '../views.ts';
+import { EMAILS } from '../views.ts';
 import type { EmailEvent } from './events.ts';
 
 /** Deterministic UUID (version 8 layout) of the retry timer of `emailId`'s attempt `attempt`. */

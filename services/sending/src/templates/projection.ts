@@ -1,6 +1,6 @@
-import type { RecordedEvent, Update, ViewStore } from '@stamp/platform';
+import { applyAtRevision, type RecordedEvent, type Update, type ViewStore } from '@stamp/platform';
 
-import { applyAtRevision, TEMPLATES } from '../views.ts';
+import { TEMPLATES } from '../views.ts';
 import type { TemplateEvent } from './events.ts';
 
 /**
