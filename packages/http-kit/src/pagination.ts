@@ -1,3 +1,4 @@
+import type { Filter, ViewCollection, ViewDocument } from '@stamp/platform';
 import { z } from 'zod';
 
 /** Query of cursor lists (spec part 4): `limit` 1..100 (default 20), `cursor` (empty = start). */
@@ -48,4 +49,23 @@ export function cursorPage<T>(
     hasMore,
     total: firstPage ? total : 0,
   };
+}
+
+/**
+ * One newest-first page of the documents of `collection` matching `filter` (spec part 4 cursor
+ * lists): ids are time-ordered (UUIDv7), so the cursor is the last document's `_id` and the next
+ * page holds the smaller ones; `total` is counted on the first page only.
+ */
+export async function findCursorPage<D extends ViewDocument, T>(
+  collection: ViewCollection<D>,
+  filter: Filter,
+  query: { limit: number; cursor?: string | undefined },
+  toItem: (document: D) => T,
+): Promise<CursorPage<T>> {
+  const firstPage = query.cursor === undefined;
+  const pageFilter = firstPage ? filter : { ...filter, _id: { $lt: query.cursor } };
+  const fetched = await collection.find(pageFilter, { sort: { _id: -1 }, limit: query.limit + 1 });
+  const total = firstPage ? await collection.countDocuments(filter) : 0;
+  const page = cursorPage(fetched, query.limit, (document) => document._id, firstPage, total);
+  return { ...page, data: page.data.map(toItem) };
 }

@@ -3,7 +3,7 @@
  * POST /contacts, GET /contacts, GET /contacts/:id, PATCH /contacts/:id, DELETE /contacts/:id.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, cursorPage, cursorQuery, escapeRegex, notFound, parse } from '@stamp/http-kit';
+import { caller, cursorQuery, escapeRegex, findCursorPage, notFound, parse } from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -111,13 +111,7 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
     if (search !== undefined && search !== '') {
       filter.email = { $regex: escapeRegex(search), $options: 'i' };
     }
-    const firstPage = query.cursor === undefined;
-    const pageFilter: Filter =
-      query.cursor === undefined ? filter : { ...filter, _id: { $lt: query.cursor } };
-    const fetched = await contacts.find(pageFilter, { sort: { _id: -1 }, limit: query.limit + 1 });
-    const total = firstPage ? await contacts.countDocuments(filter) : 0;
-    const page = cursorPage(fetched.map(toContact), query.limit, (c) => c.id, firstPage, total);
-    res.json(page);
+    res.json(await findCursorPage(contacts, filter, query, toContact));
   });
 
   router.get('/contacts/:id', async (req: Request, res: Response) => {

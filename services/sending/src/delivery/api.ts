@@ -1,10 +1,5 @@
-import { caller, cursorPage, cursorQuery, notFound, parse } from '@stamp/http-kit';
-import {
-  type Filter,
-  OUTBOX_COLLECTION,
-  type OutboxDocument,
-  type ViewStore,
-} from '@stamp/platform';
+import { caller, cursorQuery, findCursorPage, notFound, parse } from '@stamp/http-kit';
+import { OUTBOX_COLLECTION, type OutboxDocument, type ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 
 import { EMAILS, type EmailDocument } from '../views.ts';
@@ -41,19 +36,14 @@ export function deliveryRouter(deps: { views: ViewStore }): Router {
   router.get('/outbox', async (req, res) => {
     const { projectId } = caller(res);
     const query = parse(cursorQuery, req.query);
-    const filter: Filter = { projectId };
-    const first = query.cursor === undefined;
-    const total = first ? await outbox().countDocuments(filter) : 0;
-    if (!first) filter._id = { $lt: query.cursor };
-    const fetched = await outbox().find(filter, { sort: { _id: -1 }, limit: query.limit + 1 });
-    const items = fetched.map((document) => ({
+    const page = await findCursorPage(outbox(), { projectId }, query, (document) => ({
       id: document._id,
       from: document.from,
       to: document.to,
       subject: document.subject,
       capturedAt: document.capturedAt,
     }));
-    res.json(cursorPage(items, query.limit, (item) => item.id, first, total));
+    res.json(page);
   });
 
   router.get('/outbox/:emailId', async (req, res) => {
