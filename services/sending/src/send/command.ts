@@ -1,5 +1,6 @@
 import { type ContactsApi, type DomainsApi, subscriptionToken } from '@stamp/contracts';
 import { ApiError, validationError } from '@stamp/http-kit';
+import type { Template } from 'liquidjs';
 import {
   type EventStore,
   newId,
@@ -60,7 +61,7 @@ function contentBytes(html: string, subject: string): number {
  *   of the template engine reached).
  */
 async function render(
-  source: string,
+  source: Template[],
   kind: 'html' | 'text',
   scope: Record<string, unknown>,
   field: string,
@@ -79,9 +80,13 @@ async function render(
   }
 }
 
-function checkLiquid(source: string, kind: 'html' | 'text', field: string): void {
+/**
+ * Parses one template text once for every recipient of the send.
+ * @throws ApiError 422 VALIDATION_ERROR on `field` for invalid Liquid.
+ */
+function parseLiquid(source: string, kind: 'html' | 'text', field: string): Template[] {
   try {
-    parseTemplate(source, kind);
+    return parseTemplate(source, kind);
   } catch (error) {
     if (!(error instanceof TemplateSyntaxError)) throw error;
     throw validationError([
@@ -118,8 +123,10 @@ export async function send(
   }
   const resolved = resolveMessage(body, template);
   const estimate = checkSize(body, resolved, deps.limits);
-  checkLiquid(resolved.subject, 'text', body.subject === undefined ? 'template' : 'subject');
-  checkLiquid(resolved.body, 'html', body.body === undefined ? 'template' : 'body');
+  const subjectField = body.subject === undefined ? 'template' : 'subject';
+  const bodyField = body.body === undefined ? 'template' : 'body';
+  const subjectTemplate = parseLiquid(resolved.subject, 'text', subjectField);
+  const bodyTemplate = parseLiquid(resolved.body, 'html', bodyField);
   await assertSenderAllowed(deps, projectId, resolved.from.email);
   const sandbox = domainOf(resolved.from.email) === deps.sandboxDomain.toLowerCase();
   const recipients = recipientsOf(body.to);
@@ -156,20 +163,11 @@ export async function send(
       deps.publicUrl,
       subscriptionToken(deps.secrets, projectId, contact.contactId),
     );
-    const subject = (
-      await render(
-        resolved.subject,
-        'text',
-        scope,
-        body.subject === undefined ? 'template' : 'subject',
-      )
-    ).replace(/[\r\n]+/g, ' ');
-    const html = await render(
-      resolved.body,
-      'html',
-      scope,
-      body.body === undefined ? 'template' : 'body',
+    const subject = (await render(subjectTemplate, 'text', scope, subjectField)).replace(
+      /[\r\n]+/g,
+      ' ',
     );
+    const html = await render(bodyTemplate, 'html', scope, bodyField);
     // The size estimate again, with the rendered content in place of the template's (part 8).
     const size =
       estimate - contentBytes(resolved.body, resolved.subject) + contentBytes(html, subject);

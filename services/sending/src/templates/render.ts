@@ -151,11 +151,11 @@ export function templateScope(
  * also surface as TemplateSyntaxError.
  */
 export async function renderTemplate(
-  source: string,
+  source: string | Template[],
   kind: TemplateKind,
   scope: Record<string, unknown>,
 ): Promise<string> {
-  const parsed = parseTemplate(source, kind);
+  const parsed = typeof source === 'string' ? parseTemplate(source, kind) : source;
   const engine = kind === 'html' ? htmlEngine : textEngine;
   try {
     return String(await engine.render(parsed, scope));
