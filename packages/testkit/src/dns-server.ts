@@ -30,6 +30,36 @@ function chunks(value: string): string[] {
   return parts.length === 0 ? [''] : parts;
 }
 
+type UdpServer = ReturnType<typeof dns2.createUDPServer>;
+type TcpServer = ReturnType<typeof dns2.createTCPServer>;
+
+async function listenPair(
+  handle: DnsHandler,
+): Promise<{ udp: UdpServer; tcp: TcpServer; port: number }> {
+  for (let attempt = 1; ; attempt++) {
+    const udp = dns2.createUDPServer(handle);
+    await udp.listen(0, '127.0.0.1');
+    const port = udp.address().port;
+    const tcp = dns2.createTCPServer(handle);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        tcp.once('error', reject);
+        tcp.listen(port, '127.0.0.1', () => {
+          resolve();
+        });
+      });
+      return { udp, tcp, port };
+    } catch (error) {
+      await new Promise<void>((resolve) => {
+        udp.close(() => {
+          resolve();
+        });
+      });
+      if (attempt >= 20) throw error;
+    }
+  }
+}
+
 /**
  * Starts a real DNS server (dns2) on 127.0.0.1 with a random UDP port. Unknown names get
  * NXDOMAIN; known names without records of the asked type get an empty NOERROR answer; a name
@@ -90,16 +120,8 @@ export async function startDnsServer(
     void send(response);
   };
   // UDP and TCP on the same port: resolvers retry over TCP when an answer exceeds 512 bytes.
-  const udp = dns2.createUDPServer(handle);
-  await udp.listen(0, '127.0.0.1');
-  const port = udp.address().port;
-  const tcp = dns2.createTCPServer(handle);
-  await new Promise<void>((resolve, reject) => {
-    tcp.once('error', reject);
-    tcp.listen(port, '127.0.0.1', () => {
-      resolve();
-    });
-  });
+  // The UDP port is chosen by the system; when its TCP twin is taken, another pair is tried.
+  const { udp, tcp, port } = await listenPair(handle);
   return {
     address: `127.0.0.1:${port}`,
     set,
