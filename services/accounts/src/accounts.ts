@@ -6,6 +6,7 @@ import {
   type Logger,
   type ViewStore,
   withRevisionRetry,
+  WrongExpectedRevisionError,
   newId,
 } from '@stamp/platform';
 
@@ -88,6 +89,9 @@ export interface AccountsApiDeps {
 }
 
 const MAX_ATTEMPTS = 5;
+
+/** Claim stream of the default project of a data folder (one per folder). */
+const BOOTSTRAP_STREAM = 'bootstrap-default';
 const DEFAULT_OWNER_EMAIL = 'admin@stamp.localhost';
 const DEFAULT_PROJECT_NAME = 'Default project';
 
@@ -198,18 +202,33 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
       keys,
     });
     const metadata = { projectId, correlationId };
-    const { position } = await store.append([
-      {
-        streamId: userStreamId(userId),
-        expectedRevision: 'no_stream',
-        events: userEvents.map((event) => ({ ...event, metadata })),
-      },
-      {
-        streamId: projectStreamId(projectId),
-        expectedRevision: 'no_stream',
-        events: projectEvents.map((event) => ({ ...event, metadata })),
-      },
-    ]);
+    let position: number;
+    try {
+      ({ position } = await store.append([
+        // The claim makes the default project one per data folder, even when processes sharing
+        // it start at the same moment.
+        {
+          streamId: BOOTSTRAP_STREAM,
+          expectedRevision: 'no_stream',
+          events: [{ type: 'DefaultProjectClaimed', data: { projectId }, metadata }],
+        },
+        {
+          streamId: userStreamId(userId),
+          expectedRevision: 'no_stream',
+          events: userEvents.map((event) => ({ ...event, metadata })),
+        },
+        {
+          streamId: projectStreamId(projectId),
+          expectedRevision: 'no_stream',
+          events: projectEvents.map((event) => ({ ...event, metadata })),
+        },
+      ]));
+    } catch (error) {
+      if (error instanceof WrongExpectedRevisionError && error.streamId === BOOTSTRAP_STREAM) {
+        return bootstrapOnce(input);
+      }
+      throw error;
+    }
     await deps.awaitViews(position);
     logger.info({ projectId, userId }, 'bootstrap: default project created');
     return { created: true, projectId, ...keys };
