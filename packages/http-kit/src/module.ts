@@ -33,3 +33,16 @@ export interface ServiceDeps {
   logger: Logger;
   awaitViews: AwaitViews;
 }
+
+/**
+ * Read-your-writes over a host's modules (architecture brief): resolves once every projection of
+ * every module reflects log position `position`, or after `timeoutMs` (ms, default 2000).
+ * `modules` is read at each call, so it may be filled after the services are created.
+ */
+export function awaitViewsOf(modules: readonly ServiceModule[], timeoutMs = 2000): AwaitViews {
+  return async (position) => {
+    if (position <= 0) return;
+    const consumers = modules.flatMap((module) => module.projections?.() ?? []);
+    await Promise.all(consumers.map((consumer) => consumer.waitFor(position, timeoutMs)));
+  };
+}

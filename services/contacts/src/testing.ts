@@ -1,7 +1,7 @@
 /** Test harness: the contacts service on an in-memory embedded platform, served per project. */
 import { randomBytes } from 'node:crypto';
 
-import type { AwaitViews } from '@stamp/contracts';
+import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
 import {
   createLogger,
   DnsResolver,
@@ -26,10 +26,8 @@ export interface ContactsHarness {
 export async function startContacts(): Promise<ContactsHarness> {
   const logger = createLogger({ level: 'silent' });
   const platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
-  const awaitViews: AwaitViews = async (position) => {
-    if (position <= 0) return;
-    await Promise.all(service.projections().map((consumer) => consumer.waitFor(position, 2000)));
-  };
+  const modules: ServiceModule[] = [];
+  const awaitViews = awaitViewsOf(modules);
   const service = createContactsService({
     store: platform.store,
     bus: platform.bus,
@@ -39,6 +37,7 @@ export async function startContacts(): Promise<ContactsHarness> {
     resolver: new DnsResolver(),
     secrets: new Secrets(randomBytes(32)),
   });
+  modules.push(service);
   await service.start();
   const served: ServedRouter[] = [];
   return {

@@ -1,9 +1,8 @@
 import { createAccountsService } from '@stamp/accounts';
 import { createContactsService } from '@stamp/contacts';
-import type { AwaitViews } from '@stamp/contracts';
 import { createDomainsService } from '@stamp/domains';
 import { createGateway, listen } from '@stamp/gateway';
-import type { ServiceModule } from '@stamp/http-kit';
+import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
 import {
   DnsResolver,
   type EmbeddedPlatform,
@@ -27,8 +26,6 @@ export interface Stamp {
   platform: EmbeddedPlatform;
   /** Plaintext keys of the first project, only when they were just created or changed. */
   bootstrap: { created: boolean; projectId: string; publicKey?: string; secretKey?: string };
-  /** Issues a new key pair for the first project (the old one stops working at once). */
-  issueKeys(): Promise<{ projectId: string; publicKey: string; secretKey: string }>;
   /** Graceful stop: stops accepting requests, finishes those in flight, then the background work. */
   close(): Promise<void>;
 }
@@ -49,11 +46,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
   });
   const { store, bus, views, leases } = platform;
   const modules: ServiceModule[] = [];
-  const awaitViews: AwaitViews = async (position) => {
-    if (position <= 0) return;
-    const consumers = modules.flatMap((module) => module.projections?.() ?? []);
-    await Promise.all(consumers.map((consumer) => consumer.waitFor(position, VIEW_WAIT_MS)));
-  };
+  const awaitViews = awaitViewsOf(modules, VIEW_WAIT_MS);
   const resolver = new DnsResolver({ servers: config.STAMP_DNS_SERVERS });
   const publicUrl = config.STAMP_PUBLIC_URL ?? `http://localhost:${config.STAMP_PORT}`;
   const base = { store, bus, views, logger, awaitViews };
@@ -109,13 +102,6 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     url: server.url,
     platform,
     bootstrap,
-    async issueKeys() {
-      const projectId = await accounts.api.defaultProjectId();
-      if (projectId === null) throw new Error('no project exists yet');
-      const issued = await accounts.api.issueKeys(projectId);
-      await awaitViews(issued.position);
-      return { projectId, publicKey: issued.publicKey, secretKey: issued.secretKey };
-    },
     async close() {
       ready = false;
       await server.close();
