@@ -1,5 +1,4 @@
 /** Unit tests of the domain deciders: given events / when command / then events. No I/O. */
-import { ApiError } from '@stamp/http-kit';
 
 import {
   type RecordsConfig,
@@ -11,6 +10,7 @@ import {
 } from './decide.ts';
 import { dkimPublicKey } from './dns-check.ts';
 import { type DnsRecord, type DomainEvent, type RecordStatus, fold, isClaimed } from './events.ts';
+import { thrownApiError } from '@stamp/testkit/api-error.ts';
 
 const config: RecordsConfig = {
   returnPathSubdomain: 'bounce',
@@ -35,15 +35,7 @@ const added = (): DomainEvent =>
 const withStatuses = (records: readonly DnsRecord[], statuses: RecordStatus[]): DnsRecord[] =>
   records.map((record, index) => ({ ...record, status: statuses[index] ?? 'PENDING' }));
 
-function thrown(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+const thrown = thrownApiError;
 
 describe('normalizeDomain', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { ApiError, parse } from '@stamp/http-kit';
+import { parse } from '@stamp/http-kit';
 
 import {
   assertMayReceive,
@@ -9,16 +9,9 @@ import {
   splitData,
 } from './decide.ts';
 import { sendBody } from './schema.ts';
+import { thrownApiError } from '@stamp/testkit/api-error.ts';
 
-function failure(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+const failure = thrownApiError;
 
 const fields = (run: () => unknown): string[] =>
   (failure(run).options.errors ?? []).map((issue) => issue.field);

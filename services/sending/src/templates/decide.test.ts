@@ -1,7 +1,6 @@
-import { ApiError } from '@stamp/http-kit';
-
 import { decide } from './decide.ts';
 import { evolve, type TemplateEvent, type TemplateState } from './events.ts';
+import { thrownApiError } from '@stamp/testkit/api-error.ts';
 
 const fields = {
   name: 'Welcome',
@@ -18,15 +17,7 @@ const created: TemplateEvent = {
   data: { templateId: 't1', ...fields, createdAt: now },
 };
 
-function apiError(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+const apiError = thrownApiError;
 
 describe('template decider', () => {
   it('creates a template', () => {
