@@ -87,3 +87,5 @@ export interface KeysApi {
   resolveKey(key: string): Promise<{ projectId: string; kind: KeyKind } | null>;
 }
 export * from './subscription.ts';
+
+export * from './views.ts';

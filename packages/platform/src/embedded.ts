@@ -58,6 +58,8 @@ export function openEmbeddedPlatform(options: {
     async close() {
       await store.close();
       await views.close();
+      // Leaves no erased bytes in the write-ahead log (crypto-shredding, stream deletion).
+      store.truncateLog();
       db.close();
     },
   };

@@ -11,7 +11,11 @@ import { Router } from 'express';
 import { contactsRouter } from './contacts/api.ts';
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
-import { createContactIndexes, projectContactEvent } from './contacts/projection.ts';
+import {
+  createContactIndexes,
+  eraseDeletedContact,
+  projectContactEvent,
+} from './contacts/projection.ts';
 import { subscriptionRouter } from './subscription/api.ts';
 import { trackRouter } from './track/api.ts';
 import { createVerifyRouter } from './verify/api.ts';
@@ -21,6 +25,8 @@ export { isReservedEventName } from './track/decide.ts';
 
 /** Consumer group of the contacts projection. */
 export const CONTACTS_VIEW_GROUP = 'contacts-view';
+/** Consumer group erasing the personal data of deleted contacts from the log. */
+export const CONTACTS_ERASURE_GROUP = 'contacts-erasure';
 
 /** Dependencies of {@link createContactsService}. */
 export interface ContactsServiceDeps extends ServiceDeps {
@@ -82,6 +88,12 @@ export function createContactsService(
           groupId: CONTACTS_VIEW_GROUP,
           topics: [CONTACT_CATEGORY],
           handle,
+          concurrency: 16,
+        }),
+        deps.bus.consume({
+          groupId: CONTACTS_ERASURE_GROUP,
+          topics: [CONTACT_CATEGORY],
+          handle: (event) => eraseDeletedContact(deps.store, event),
           concurrency: 16,
         }),
       ];

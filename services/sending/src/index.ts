@@ -11,12 +11,13 @@ import { Router } from 'express';
 
 import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
 import { deliveryRouter } from './delivery/api.ts';
-import { projectEmail } from './delivery/projection.ts';
+import { forgetContactEmails, projectEmail } from './delivery/projection.ts';
 import { handleDelivery } from './delivery/worker.ts';
 import { sendRouter } from './send/api.ts';
 import { send, type SendResult } from './send/command.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
+import { EMAILS } from './views.ts';
 import { projectTemplate } from './templates/projection.ts';
 
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
@@ -79,16 +80,19 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     name: 'sending',
     router,
     api: { send: (context, body) => send(sendDeps, context, body) },
-    start() {
-      if (projection !== undefined) return Promise.resolve();
+    async start() {
+      if (projection !== undefined) return;
+      await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
       projection = deps.bus.consume({
         groupId: 'sending-projection',
-        topics: ['template', 'email'],
+        topics: ['template', 'email', 'contact'],
         concurrency: 8,
-        handle: (event) =>
-          streamCategory(event.streamId) === 'template'
-            ? projectTemplate(deps.views, event)
-            : projectEmail(deps.views, event),
+        handle: (event) => {
+          const category = streamCategory(event.streamId);
+          if (category === 'template') return projectTemplate(deps.views, event);
+          if (category === 'contact') return forgetContactEmails(deps.views, event);
+          return projectEmail(deps.views, event);
+        },
       });
       worker = deps.bus.consume({
         groupId: 'sending-delivery',
@@ -118,7 +122,6 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         });
         scheduler.start();
       }
-      return Promise.resolve();
     },
     async stop() {
       await scheduler?.stop();

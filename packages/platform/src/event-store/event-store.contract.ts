@@ -167,5 +167,72 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       ]);
       expect(seen).toEqual([position]);
     });
+
+    it('reads sealed subject data back until the subject is erased, then never again', async () => {
+      const metadata = { projectId: 'p1', subjectId: 'person-1' };
+      await store.append([
+        {
+          streamId: 'person-1',
+          expectedRevision: 'no_stream',
+          events: [{ type: 'Named', data: { email: 'ada@example.com' }, metadata }],
+        },
+        {
+          streamId: 'visit-1',
+          expectedRevision: 'no_stream',
+          events: [{ type: 'Visited', data: { page: '/pricing' }, metadata }],
+        },
+        {
+          streamId: 'other-1',
+          expectedRevision: 'no_stream',
+          events: [
+            {
+              type: 'Named',
+              data: { email: 'bob@example.com' },
+              metadata: { subjectId: 'person-2' },
+            },
+          ],
+        },
+      ]);
+      const [named] = await store.readStream('person-1');
+      expect(named?.data).toEqual({ email: 'ada@example.com' });
+      expect(named?.erased).toBeUndefined();
+
+      await store.eraseSubject('person-1');
+      await store.eraseSubject('person-1');
+      const after = await store.readAll({ after: 0 });
+      const byStream = new Map(after.map((event) => [event.streamId, event]));
+      expect(byStream.get('person-1')).toMatchObject({ type: 'Named', data: {}, erased: true });
+      expect(byStream.get('person-1')?.metadata.projectId).toBe('p1');
+      expect(byStream.get('visit-1')).toMatchObject({ data: {}, erased: true });
+      expect(byStream.get('other-1')?.data).toEqual({ email: 'bob@example.com' });
+
+      // A late event about an erased subject keeps no data either.
+      await store.append([
+        {
+          streamId: 'person-1',
+          expectedRevision: 0,
+          events: [{ type: 'Renamed', data: { email: 'ada2@example.com' }, metadata }],
+        },
+      ]);
+      expect((await store.readStream('person-1', 1))[0]).toMatchObject({ data: {}, erased: true });
+    });
+
+    it('deletes a stream from the log and continues its revisions', async () => {
+      await store.append([
+        { streamId: 'gone-1', expectedRevision: 'no_stream', events: [{ type: 'A', data: {} }] },
+        { streamId: 'kept-1', expectedRevision: 'no_stream', events: [{ type: 'B', data: {} }] },
+      ]);
+      await store.deleteStream('gone-1');
+      await store.deleteStream('gone-1');
+      expect(await store.readStream('gone-1')).toEqual([]);
+      expect((await store.readAll({ after: 0 })).map((event) => event.streamId)).toEqual([
+        'kept-1',
+      ]);
+      const result = await store.append([
+        { streamId: 'gone-1', expectedRevision: 'any', events: [{ type: 'C', data: {} }] },
+      ]);
+      expect(result.revisions['gone-1']).toBeGreaterThanOrEqual(0);
+      expect((await store.readStream('gone-1')).map((event) => event.type)).toEqual(['C']);
+    });
   });
 }

@@ -11,6 +11,13 @@ export interface EventMetadata {
   causationId?: string;
   /** W3C trace context of the request that caused the event. */
   traceparent?: string;
+  /**
+   * The person the event's data is about (a contact id). The store seals the event's `data`
+   * under a key of that subject; {@link EventStore.eraseSubject} destroys the key, after which
+   * the event is read back with `erased: true` and empty data (crypto-shredding, architecture
+   * brief "Privacy"). Type and metadata stay readable.
+   */
+  subjectId?: string;
   [key: string]: string | undefined;
 }
 
@@ -38,6 +45,8 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
   metadata: EventMetadata;
   /** ISO 8601 time the event was appended. */
   createdAt: string;
+  /** True when the event's subject was erased: `data` is then `{}`. */
+  erased?: boolean;
 }
 
 /**
@@ -95,6 +104,17 @@ export interface EventStore {
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last appended event (0 when empty). */
   headPosition(): Promise<number>;
+  /**
+   * Crypto-shredding: destroys the key of `subjectId` (see {@link EventMetadata.subjectId}), so
+   * the data of its events can never be read again; later appends for it store no data.
+   * Idempotent.
+   */
+  eraseSubject(subjectId: string): Promise<void>;
+  /**
+   * Removes every event of `streamId` from the log (absent afterwards from readStream and
+   * readAll); the stream keeps its revision, so an append continues after it. Idempotent.
+   */
+  deleteStream(streamId: string): Promise<void>;
   /**
    * Calls `listener` after every append in this process; returns the function that unsubscribes.
    * Readers in other processes poll {@link readAll}.

@@ -3,6 +3,7 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 import { newId } from '../ids.ts';
 import { transaction } from '../sqlite/database.ts';
+import { openWith, sealWith, type SubjectKey, SubjectKeys } from './subject-keys.ts';
 import {
   type AppendListener,
   type AppendNotice,
@@ -30,34 +31,31 @@ interface EventRow {
   created_at: number;
 }
 
-/** What one append wrote: new revisions, and positions of its first and last event. */
+/** What one append wrote: new revisions, positions of its first and last event, subject keys. */
 interface Written {
   revisions: Record<string, number>;
   position: number;
   first: number;
+  keys: [string, SubjectKey][];
 }
 
-function toRecorded(row: EventRow): RecordedEvent {
-  return {
-    id: row.id,
-    streamId: row.stream_id,
-    revision: row.revision,
-    position: row.position,
-    type: row.type,
-    schemaVersion: row.schema_version,
-    data: JSON.parse(row.data) as unknown,
-    metadata: JSON.parse(row.metadata) as EventMetadata,
-    createdAt: new Date(row.created_at).toISOString(),
-  };
-}
+/** Delay before the write-ahead log is truncated after an erasure, ms. */
+const ERASURE_CHECKPOINT_MS = 1000;
 
 /**
  * Embedded event store on SQLite: one `events` table (position = rowid) and a `streams` table of
  * current revisions. A multi-stream append is atomic (one savepoint of a `BEGIN IMMEDIATE`
  * transaction) and an acknowledged append survives `kill -9` (WAL).
+ *
+ * Data of events with a `metadata.subjectId` is stored sealed under that subject's key
+ * ({@link SubjectKeys}); {@link eraseSubject} destroys the key. Erasures and stream deletions
+ * are followed (after 1 s, and at close) by a truncating WAL checkpoint, so with SQLite's
+ * `secure_delete` no erased bytes stay in the database files.
  */
 export class SqliteEventStore implements EventStore {
   private readonly db: DatabaseSync;
+  private readonly keys: SubjectKeys;
+  private checkpointTimer: NodeJS.Timeout | undefined;
   private readonly emitter = new EventEmitter();
   private readonly byCategories = new Map<string, StatementSync>();
   private readonly statements: {
@@ -71,6 +69,7 @@ export class SqliteEventStore implements EventStore {
     savepoint: StatementSync;
     release: StatementSync;
     rollbackTo: StatementSync;
+    deleteStream: StatementSync;
   };
   private queue: {
     streams: readonly StreamAppend[];
@@ -113,6 +112,34 @@ export class SqliteEventStore implements EventStore {
       savepoint: db.prepare('SAVEPOINT append'),
       release: db.prepare('RELEASE append'),
       rollbackTo: db.prepare('ROLLBACK TO append'),
+      deleteStream: db.prepare('DELETE FROM events WHERE stream_id = ?'),
+    };
+    this.keys = new SubjectKeys(db);
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    const metadata = JSON.parse(row.metadata) as EventMetadata;
+    let data = JSON.parse(row.data) as unknown;
+    let erased = false;
+    if (metadata.subjectId !== undefined) {
+      const key = data === null ? 'erased' : this.keys.find(metadata.subjectId);
+      if (key instanceof Buffer) data = JSON.parse(openWith(key, data as string)) as unknown;
+      else {
+        data = {};
+        erased = true;
+      }
+    }
+    return {
+      id: row.id,
+      streamId: row.stream_id,
+      revision: row.revision,
+      position: row.position,
+      type: row.type,
+      schemaVersion: row.schema_version,
+      data,
+      metadata,
+      createdAt: new Date(row.created_at).toISOString(),
+      ...(erased ? { erased } : {}),
     };
   }
 
@@ -135,6 +162,7 @@ export class SqliteEventStore implements EventStore {
   /** Synchronous single {@link append}, in its own transaction. */
   appendSync(streams: readonly StreamAppend[]): AppendResult {
     const written = transaction(this.db, () => this.write(streams, Date.now()));
+    for (const [subjectId, key] of written.keys) this.keys.remember(subjectId, key);
     this.notify(streams, written);
     return { revisions: written.revisions, position: written.position };
   }
@@ -169,6 +197,7 @@ export class SqliteEventStore implements EventStore {
       if ('error' in outcome) {
         request.reject(outcome.error);
       } else {
+        for (const [subjectId, key] of outcome.written.keys) this.keys.remember(subjectId, key);
         this.notify(request.streams, outcome.written);
         request.resolve({
           revisions: outcome.written.revisions,
@@ -190,6 +219,7 @@ export class SqliteEventStore implements EventStore {
     const revisions: Record<string, number> = {};
     let position = 0;
     let first = 0;
+    const keys: [string, SubjectKey][] = [];
     for (const { streamId, expectedRevision, events } of streams) {
       const row = this.statements.revision.get(streamId) as { revision: number } | undefined;
       let revision = row?.revision ?? -1;
@@ -203,6 +233,13 @@ export class SqliteEventStore implements EventStore {
           throw new DuplicateEventError(id);
         }
         revision += 1;
+        let data = JSON.stringify(event.data);
+        const subjectId = event.metadata?.subjectId;
+        if (subjectId !== undefined) {
+          const key = this.keys.obtain(subjectId);
+          keys.push([subjectId, key]);
+          data = key === 'erased' ? 'null' : JSON.stringify(sealWith(key, data));
+        }
         const inserted = this.statements.insert.run(
           id,
           streamId,
@@ -210,7 +247,7 @@ export class SqliteEventStore implements EventStore {
           revision,
           event.type,
           event.schemaVersion ?? 1,
-          JSON.stringify(event.data),
+          data,
           JSON.stringify(event.metadata ?? {}),
           now,
         );
@@ -220,12 +257,12 @@ export class SqliteEventStore implements EventStore {
       if (events.length > 0) this.statements.upsertStream.run(streamId, revision);
       revisions[streamId] = revision;
     }
-    return { revisions, position, first };
+    return { revisions, position, first, keys };
   }
 
   readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
     const rows = this.statements.readStream.all(streamId, fromRevision) as unknown as EventRow[];
-    return Promise.resolve(rows.map(toRecorded));
+    return Promise.resolve(rows.map((row) => this.toRecorded(row)));
   }
 
   readAll({ after, categories, limit = 500 }: ReadAllOptions): Promise<RecordedEvent[]> {
@@ -247,11 +284,37 @@ export class SqliteEventStore implements EventStore {
       }
       rows = statement.all(...categories, after, limit) as unknown as EventRow[];
     }
-    return Promise.resolve(rows.map(toRecorded));
+    return Promise.resolve(rows.map((row) => this.toRecorded(row)));
   }
 
   headPosition(): Promise<number> {
     return Promise.resolve((this.statements.head.get() as { head: number }).head);
+  }
+
+  eraseSubject(subjectId: string): Promise<void> {
+    this.keys.erase(subjectId);
+    this.scheduleCheckpoint();
+    return Promise.resolve();
+  }
+
+  deleteStream(streamId: string): Promise<void> {
+    this.statements.deleteStream.run(streamId);
+    this.scheduleCheckpoint();
+    return Promise.resolve();
+  }
+
+  private scheduleCheckpoint(): void {
+    this.checkpointTimer ??= setTimeout(() => {
+      this.checkpointTimer = undefined;
+      this.truncateLog();
+    }, ERASURE_CHECKPOINT_MS).unref();
+  }
+
+  /** Copies the WAL into the database file and truncates it (a no-op for `:memory:`). */
+  truncateLog(): void {
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
+    if (this.db.isOpen) this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
   }
 
   onAppend(listener: AppendListener): () => void {
@@ -261,6 +324,8 @@ export class SqliteEventStore implements EventStore {
 
   close(): Promise<void> {
     this.commitQueue();
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
     this.emitter.removeAllListeners();
     return Promise.resolve();
   }

@@ -14,6 +14,7 @@ export interface DatabaseOptions {
 /**
  * Opens (creating if needed) the embedded SQLite database at `path` (`:memory:` for tests) in WAL
  * mode. One database file holds the event log, checkpoints, leases and the embedded views.
+ * `secure_delete` is on: deleted content (erased keys, removed view documents) is overwritten.
  */
 export function openDatabase(path: string, options: DatabaseOptions = {}): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -22,6 +23,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
     PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
     PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = MEMORY;
+    PRAGMA secure_delete = ON;
     PRAGMA cache_size = -65536;`);
   return db;
 }

@@ -376,7 +376,16 @@ export class ContactCommands {
     const appends: StreamAppend[] = streams.map((stream) => ({
       streamId: stream.streamId,
       expectedRevision: expected(stream.revision),
-      events: stream.events.map((event) => ({ type: event.type, data: event.data, metadata })),
+      events: stream.events.map((event) => ({
+        type: event.type,
+        data: event.data,
+        // Contact events carry personal data sealed under the contact's key, erased once it
+        // is deleted; ContactDeleted itself stays readable for every projection.
+        metadata:
+          stream.kind === 'contact' && event.type !== 'ContactDeleted'
+            ? { ...metadata, subjectId: contactIdOf(stream.streamId) }
+            : metadata,
+      })),
     }));
     const result = await this.store.append([...appends, ...extra]);
     for (const stream of streams) {
@@ -403,6 +412,9 @@ export class ContactCommands {
     return result.position;
   }
 }
+
+/** Contact id of a contact stream id (`contact-<id>`). */
+const contactIdOf = (streamId: string): string => streamId.slice(streamId.indexOf('-') + 1);
 
 /** One stream of a pending append with the revision its events were decided on. */
 type PendingAppend =

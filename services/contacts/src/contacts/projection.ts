@@ -5,6 +5,7 @@
  */
 import {
   DuplicateKeyError,
+  type EventStore,
   type RecordedEvent,
   type ViewCollection,
   type ViewDocument,
@@ -51,6 +52,8 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
   const contacts = contactsView(views);
   const contactId = event.streamId.slice(event.streamId.indexOf('-') + 1);
   const typed = event as unknown as RecordedEvent & ContactEvent;
+  // The data of a deleted contact was erased; its ContactDeleted follows.
+  if (event.erased === true) return;
   if (typed.type === 'ContactDeleted') {
     await contacts.deleteOne({ _id: contactId, revision: { $lt: event.revision } });
     return;
@@ -102,4 +105,14 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
       },
     },
   );
+}
+
+/**
+ * Crypto-shredding of deleted contacts (architecture brief, "Privacy"): on ContactDeleted the
+ * contact's key is destroyed, so its events (contact, tracked events, emails) become unreadable
+ * in the log. Idempotent.
+ */
+export async function eraseDeletedContact(store: EventStore, event: RecordedEvent): Promise<void> {
+  if (event.type !== 'ContactDeleted') return;
+  await store.eraseSubject(event.streamId.slice(event.streamId.indexOf('-') + 1));
 }

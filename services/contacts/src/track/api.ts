@@ -63,7 +63,14 @@ export function trackRouter(deps: TrackRouterDeps): Router {
           {
             streamId: trackedEventStreamId(eventId),
             expectedRevision: 'no_stream',
-            events: [{ id: eventId, type: event.type, data: event.data, metadata }],
+            events: [
+              {
+                id: eventId,
+                type: event.type,
+                data: event.data,
+                metadata: { ...metadata, subjectId: contactId },
+              },
+            ],
           },
         ];
       },

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import {
+  OUTBOX_COLLECTION,
   type RecordedEvent,
   TIMERS_COLLECTION,
   type TimerDocument,
@@ -26,6 +27,8 @@ export function retryTimerId(emailId: string, attempt: number): string {
  * replay does not re-arm a fired timer; a re-armed one would fire a duplicate event id anyway).
  */
 export async function projectEmail(views: ViewStore, event: RecordedEvent): Promise<void> {
+  // The recipient was deleted: its emails left the view with it (see forgetContactEmails).
+  if (event.erased === true) return;
   const emails = views.collection(EMAILS);
   const emailId = event.streamId.slice('email-'.length);
   const typed = { type: event.type, data: event.data } as EmailEvent;
@@ -117,4 +120,18 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
     default:
       return;
   }
+}
+
+/**
+ * On ContactDeleted (stream `contact-<id>`, owned by the contacts service), removes the
+ * contact's emails from the `emails` view and their captured copies from the local outbox: they
+ * hold its address and messages (architecture brief, "Privacy"). Idempotent.
+ */
+export async function forgetContactEmails(views: ViewStore, event: RecordedEvent): Promise<void> {
+  if (event.type !== 'ContactDeleted') return;
+  const contactId = event.streamId.slice(event.streamId.indexOf('-') + 1);
+  const emails = views.collection(EMAILS);
+  const outbox = views.collection(OUTBOX_COLLECTION);
+  for (const email of await emails.find({ contactId })) await outbox.deleteOne({ _id: email._id });
+  await emails.deleteMany({ contactId });
 }

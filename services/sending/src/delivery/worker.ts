@@ -66,6 +66,8 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
   const events = await deps.store.readStream(event.streamId);
   const last = events[events.length - 1];
   if (last?.id !== event.id) return;
+  // The recipient was deleted and its data erased: nothing to deliver.
+  if (events.some((recorded) => recorded.erased === true)) return;
   let state = initialEmailState();
   for (const recorded of events) {
     state = evolveEmail(state, { type: recorded.type, data: recorded.data } as EmailEvent);
@@ -93,6 +95,7 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
                 projectId,
                 correlationId: event.metadata.correlationId,
                 causationId: event.id,
+                subjectId: queued.contactId,
               },
             },
           ],

@@ -199,7 +199,12 @@ export async function send(
       streamId: emailStream(emailId),
       expectedRevision: 'no_stream',
       events: [
-        { type: event.type, data: event.data, metadata: { projectId, correlationId: requestId } },
+        {
+          type: event.type,
+          data: event.data,
+          // The message is personal data of its recipient: erased with the contact.
+          metadata: { projectId, correlationId: requestId, subjectId: contact.contactId },
+        },
       ],
     });
     emails.push({ contact: { id: contact.contactId, email: contact.email }, email: emailId });

@@ -1,0 +1,71 @@
+/**
+ * Views that services other than their owner read (architecture brief, "Ports": ViewStore), with
+ * the fields those readers rely on. Campaigns, segments and workflows fill them once they exist
+ * (roadmap items 1 and 2); until then the collections are empty and every reader answers from
+ * them as they are.
+ */
+
+/** Collection of campaigns (owner: campaigns service). */
+export const CAMPAIGNS_VIEW = 'campaigns';
+/** A campaign as other services read it; `status` is a campaign status of the API reference. */
+export interface CampaignViewDocument {
+  _id: string;
+  projectId: string;
+  name: string;
+  status: 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
+  templateId?: string | null;
+  /** Filter of the audience (API reference, "Filter language"), when FILTERED. */
+  audienceFilter?: unknown;
+  /** ISO 8601 time of a scheduled send. */
+  scheduledAt?: string | null;
+}
+
+/** Collection of segments (owner: segments service). */
+export const SEGMENTS_VIEW = 'segments';
+/** A segment as other services read it. */
+export interface SegmentViewDocument {
+  _id: string;
+  projectId: string;
+  name: string;
+  /** Membership condition (API reference, "Filter language"). */
+  condition?: unknown;
+}
+
+/** Collection of workflows (owner: workflows service). */
+export const WORKFLOWS_VIEW = 'workflows';
+/** A workflow as other services read it, with its steps (API reference, "Workflow step config"). */
+export interface WorkflowViewDocument {
+  _id: string;
+  projectId: string;
+  name: string;
+  /** Name of the tracked event that starts it (trigger EVENT). */
+  eventName?: string | null;
+  steps: { id: string; type: string; config: Record<string, unknown> }[];
+}
+
+/** Collection of workflow executions (owner: workflows service). */
+export const WORKFLOW_EXECUTIONS_VIEW = 'workflowExecutions';
+/** An execution as other services read it (API reference, "Execution record"). */
+export interface WorkflowExecutionViewDocument {
+  _id: string;
+  projectId: string;
+  workflowId: string;
+  contactId: string;
+  status: 'RUNNING' | 'WAITING' | 'COMPLETED' | 'EXITED' | 'FAILED' | 'CANCELLED';
+  startedAt: string;
+  /** ISO 8601 time the next step is due (a DELAY or WAIT_FOR_EVENT timeout), when waiting. */
+  nextRunAt?: string | null;
+}
+
+/** Collection of contacts (owner: contacts service); readers join contact emails from it. */
+export const CONTACTS_VIEW = 'contacts';
+/** A contact as other services read it (spec part 2). */
+export interface ContactViewDocument {
+  _id: string;
+  projectId: string;
+  email: string;
+  subscribed: boolean;
+  data: Record<string, string | number | boolean>;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,96 @@
+/**
+ * Per-subject data keys of the embedded event store (crypto-shredding, architecture brief
+ * "Privacy"): event data about a subject (a contact) is sealed with AES-256-GCM under a random
+ * 32-byte key of that subject; erasing the subject destroys the key, leaving a tombstone so the
+ * key is never created again. Table `subject_keys (subject_id, key)`, `key` NULL = erased.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Subject keys kept in memory (about 100 bytes each). */
+const CACHE_SIZE = 100_000;
+
+/** A subject's key, or `erased` once the subject was erased. */
+export type SubjectKey = Buffer | 'erased';
+
+/** Seals `plaintext` (UTF-8) as base64 of `iv ‖ tag ‖ ciphertext`. */
+export function sealWith(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
+}
+
+/**
+ * Opens a value of {@link sealWith}.
+ * @throws Error when the value was not sealed with `key` or was altered (GCM tag mismatch).
+ */
+export function openWith(key: Buffer, sealed: string): string {
+  const bytes = Buffer.from(sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
+  decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  return Buffer.concat([
+    decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
+    decipher.final(),
+  ]).toString('utf8');
+}
+
+/**
+ * The subject keys on the store's SQLite database. Keys created inside an append's transaction
+ * enter the cache only through {@link remember}, after the commit, so a rolled-back append
+ * never leaves a cached key that is not on disk.
+ */
+export class SubjectKeys {
+  private readonly cache = new Map<string, SubjectKey>();
+  private readonly statements: { get: StatementSync; insert: StatementSync; erase: StatementSync };
+
+  constructor(db: DatabaseSync) {
+    db.exec(`CREATE TABLE IF NOT EXISTS subject_keys (
+      subject_id TEXT PRIMARY KEY, key BLOB) WITHOUT ROWID`);
+    this.statements = {
+      get: db.prepare('SELECT key FROM subject_keys WHERE subject_id = ?'),
+      insert: db.prepare('INSERT INTO subject_keys (subject_id, key) VALUES (?, ?)'),
+      erase: db.prepare(`INSERT INTO subject_keys (subject_id, key) VALUES (?, NULL)
+        ON CONFLICT (subject_id) DO UPDATE SET key = NULL`),
+    };
+  }
+
+  /** The key of `subjectId`; null when it has none yet. */
+  find(subjectId: string): SubjectKey | null {
+    const cached = this.cache.get(subjectId);
+    if (cached !== undefined) return cached;
+    const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
+    if (row === undefined) return null;
+    const key: SubjectKey = row.key === null ? 'erased' : Buffer.from(row.key);
+    this.remember(subjectId, key);
+    return key;
+  }
+
+  /** The key of `subjectId`, created when missing; call inside the append's transaction. */
+  obtain(subjectId: string): SubjectKey {
+    const cached = this.cache.get(subjectId);
+    if (cached !== undefined) return cached;
+    const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
+    if (row !== undefined) return row.key === null ? 'erased' : Buffer.from(row.key);
+    const key = randomBytes(32);
+    this.statements.insert.run(subjectId, key);
+    return key;
+  }
+
+  /** Caches a key known to be committed. */
+  remember(subjectId: string, key: SubjectKey): void {
+    if (this.cache.size >= CACHE_SIZE) {
+      const oldest = this.cache.keys().next();
+      if (oldest.done !== true) this.cache.delete(oldest.value);
+    }
+    this.cache.set(subjectId, key);
+  }
+
+  /** Destroys the key of `subjectId` (a tombstone stays). Idempotent. */
+  erase(subjectId: string): void {
+    this.statements.erase.run(subjectId);
+    this.cache.set(subjectId, 'erased');
+  }
+}
