@@ -47,13 +47,30 @@ function comparison(operator: string, operand: Scalar): Test | undefined {
   }
 }
 
+/** `$regex` with `$options` of `i`, `m` and `s` only, on string values. */
+function regex(pattern: unknown, options: unknown): Test | undefined {
+  if (typeof pattern !== 'string') return undefined;
+  if (options !== undefined && (typeof options !== 'string' || !/^[ims]*$/.test(options))) {
+    return undefined;
+  }
+  const expression = new RegExp(pattern, options ?? '');
+  return (value) => typeof value === 'string' && expression.test(value);
+}
+
 function condition(expected: unknown): Test | undefined {
   if (isScalar(expected)) return (value) => value === expected;
   if (expected === null) return (value) => value === null || value === undefined;
   if (typeof expected !== 'object' || Array.isArray(expected)) return undefined;
+  const operators = expected as Record<string, unknown>;
   const tests: Test[] = [];
-  for (const [operator, operand] of Object.entries(expected as Record<string, unknown>)) {
-    const test = isScalar(operand) ? comparison(operator, operand) : undefined;
+  for (const [operator, operand] of Object.entries(operators)) {
+    let test: Test | undefined;
+    if (operator === '$regex') test = regex(operand, operators.$options);
+    else if (operator === '$options') continue;
+    else if (operator === '$in' && Array.isArray(operand) && operand.every(isScalar)) {
+      const members = new Set<unknown>(operand);
+      test = (value) => members.has(value);
+    } else if (isScalar(operand)) test = comparison(operator, operand);
     if (test === undefined) return undefined;
     tests.push(test);
   }
@@ -63,7 +80,8 @@ function condition(expected: unknown): Test | undefined {
 /**
  * Compiles a MongoDB filter to a predicate. Filters made only of top-level field paths compared
  * with scalars (`{a: 1, 'b.c': 'x', n: {$lt: 5}}`: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`,
- * `$gte`, `$exists`, no arrays) are compiled directly; every other filter is compiled by mingo. Both give
+ * `$gte`, `$exists`, `$in` of scalars, `$regex` with `$options` i/m/s; no arrays) are compiled
+ * directly; every other filter is compiled by mingo. Both give
  * MongoDB's answer; the direct path only skips mingo's compilation on the hot paths (look-ups
  * by id and by key, revision guards).
  */
@@ -85,4 +103,46 @@ export function compileFilter(filter: Filter): (document: unknown) => boolean {
     }
     return true;
   };
+}
+
+/** BSON type order of the values the fast sort handles (MongoDB's sort order across types). */
+function typeRank(value: unknown): number | undefined {
+  if (value === undefined || value === null) return 1;
+  if (typeof value === 'number') return 2;
+  if (typeof value === 'string') return 3;
+  if (typeof value === 'boolean') return 8;
+  return undefined;
+}
+
+/**
+ * Compiles a sort specification to a comparator when every sort key holds a scalar, null or
+ * nothing in the documents compared; it throws `UnsortableError` on any other value, so the
+ * caller can fall back to a general sort. Order as MongoDB: by BSON type, then by value.
+ */
+export function compileSort(sort: Record<string, 1 | -1>): (a: unknown, b: unknown) => number {
+  const keys = Object.entries(sort);
+  return (a, b) => {
+    for (const [path, direction] of keys) {
+      const left = fieldValue(a, path);
+      const right = fieldValue(b, path);
+      const leftRank = typeRank(left);
+      const rightRank = typeRank(right);
+      if (leftRank === undefined || rightRank === undefined) throw new UnsortableError();
+      let order = leftRank - rightRank;
+      if (order === 0 && leftRank !== 1) {
+        order =
+          (left as Scalar) < (right as Scalar) ? -1 : (left as Scalar) > (right as Scalar) ? 1 : 0;
+      }
+      if (order !== 0) return order * direction;
+    }
+    return 0;
+  };
+}
+
+/** Thrown by a {@link compileSort} comparator on a value it does not order (object, array). */
+export class UnsortableError extends Error {
+  constructor() {
+    super('sort key holds a value the fast sort does not order');
+    this.name = 'UnsortableError';
+  }
 }

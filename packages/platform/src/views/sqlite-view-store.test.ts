@@ -2,9 +2,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import fc from 'fast-check';
+import { Query } from 'mingo';
+import type { AnyObject } from 'mingo/types';
+
 import { openDatabase } from '../sqlite/database.ts';
 import { SqliteViewStore } from './sqlite-view-store.ts';
 import { viewStoreContract } from './view-store.contract.ts';
+import type { Sort, ViewDocument } from './view-store.ts';
 
 viewStoreContract('embedded SQLite + mingo', () =>
   Promise.resolve(new SqliteViewStore(openDatabase(':memory:'))),
@@ -20,5 +25,67 @@ describe('SqliteViewStore on disk', () => {
     db.close();
     const reopened = new SqliteViewStore(openDatabase(path));
     expect(await reopened.collection('c').findOne({ _id: '1' })).toEqual({ _id: '1', a: 1 });
+  });
+});
+
+describe('SqliteViewStore fast paths give MongoDB answers (mingo as the reference)', () => {
+  const value = fc.oneof(
+    fc.integer({ min: -3, max: 3 }),
+    fc.constantFrom('a', 'b', 'ab', 'Ba', ''),
+    fc.constant(null),
+    fc.boolean(),
+    fc.constant(undefined),
+  );
+  const documents = fc.uniqueArray(
+    fc.record({
+      _id: fc.stringMatching(/^[0-9a-f]{4}$/),
+      p: fc.constantFrom('x', 'y'),
+      a: value,
+      b: value,
+    }),
+    { selector: (document) => document._id, maxLength: 40 },
+  );
+  const condition = fc.oneof(
+    value.filter((item) => item !== undefined),
+    fc.record({ $gt: fc.integer({ min: -3, max: 3 }) }),
+    fc.record({ $in: fc.array(fc.constantFrom(1, 'a', 'ab', true), { maxLength: 3 }) }),
+    fc.record({ $regex: fc.constantFrom('a', '^b', 'a$'), $options: fc.constantFrom('i', '') }),
+    fc.record({ $exists: fc.boolean() }),
+  );
+  const filter = fc.record({ p: fc.constantFrom('x', 'y'), a: condition }, { requiredKeys: ['p'] });
+  const sort = fc.constantFrom<Sort>({ a: 1, _id: 1 }, { a: -1, _id: 1 }, { b: 1, a: -1, _id: -1 });
+
+  it('find with sort and limit, and countDocuments', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        documents,
+        filter,
+        sort,
+        fc.integer({ min: 1, max: 10 }),
+        async (docs, where, order, limit) => {
+          const views = new SqliteViewStore(openDatabase(':memory:'));
+          const collection = views.collection('c');
+          await collection.createIndex({ p: 1 });
+          for (const document of docs) {
+            const stored = Object.fromEntries(
+              Object.entries(document).filter(([, field]) => field !== undefined),
+            ) as ViewDocument;
+            await collection.insertOne(stored);
+          }
+          const stored = await collection.find({});
+          const expected = new Query(where as AnyObject, {})
+            .find<ViewDocument>(stored)
+            .sort(order)
+            .limit(limit)
+            .all();
+          expect(await collection.find(where, { sort: order, limit })).toEqual(expected);
+          expect(await collection.countDocuments(where)).toBe(
+            new Query(where as AnyObject, {}).find(stored).all().length,
+          );
+          await views.close();
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

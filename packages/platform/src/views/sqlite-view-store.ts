@@ -5,7 +5,7 @@ import { update as applyUpdate } from 'mingo/updater';
 import type { AnyObject } from 'mingo/types';
 
 import { transaction } from '../sqlite/database.ts';
-import { compileFilter } from './simple-filter.ts';
+import { compileFilter, compileSort, UnsortableError } from './simple-filter.ts';
 import {
   type BulkOperation,
   DuplicateKeyError,
@@ -210,7 +210,10 @@ class SqliteViewCollection implements ViewCollection {
       const ids = index.get(JSON.stringify(index.fields.map((field) => filter[field])));
       if (best === undefined || sizeOf(ids) < sizeOf(best)) best = ids;
     }
-    if (best === undefined) return this.documents.values();
+    // Walking the map beats looking up most of its ids one by one.
+    if (best === undefined || sizeOf(best) * 4 > this.documents.size) {
+      return this.documents.values();
+    }
     const found: ViewDocument[] = [];
     for (const documentId of best) {
       const document = this.documents.get(documentId);
@@ -276,12 +279,53 @@ class SqliteViewCollection implements ViewCollection {
     return Promise.resolve(null);
   }
 
+  /**
+   * The first `count` documents matching `test` in `compare` order, by one pass that keeps the
+   * best `count` in a sorted array: a page of a large collection costs no full sort.
+   * @throws UnsortableError when a sort key holds a value `compare` does not order.
+   */
+  private selectFirst(
+    filter: Filter,
+    compare: (a: unknown, b: unknown) => number,
+    count: number,
+  ): ViewDocument[] {
+    const test = compileFilter(filter);
+    const first: ViewDocument[] = [];
+    for (const document of this.candidates(filter)) {
+      if (!test(document)) continue;
+      if (first.length === count && compare(document, first[count - 1]) >= 0) continue;
+      let low = 0;
+      let high = first.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (compare(document, first[middle]) < 0) high = middle;
+        else low = middle + 1;
+      }
+      first.splice(low, 0, document);
+      if (first.length > count) first.pop();
+    }
+    return first;
+  }
+
   find(filter: Filter, options: FindOptions = {}): Promise<ViewDocument[]> {
+    const start = options.skip ?? 0;
+    if (options.sort !== undefined && options.limit !== undefined && options.limit > 0) {
+      try {
+        const first = this.selectFirst(filter, compileSort(options.sort), start + options.limit);
+        return Promise.resolve(first.slice(start).map((document) => structuredClone(document)));
+      } catch (error) {
+        if (!(error instanceof UnsortableError)) throw error;
+      }
+    }
     let documents = this.matching(filter);
     if (options.sort !== undefined) {
-      documents = new Query({}, {}).find<ViewDocument>(documents).sort(options.sort).all();
+      try {
+        documents.sort(compileSort(options.sort));
+      } catch (error) {
+        if (!(error instanceof UnsortableError)) throw error;
+        documents = new Query({}, {}).find<ViewDocument>(documents).sort(options.sort).all();
+      }
     }
-    const start = options.skip ?? 0;
     const end =
       options.limit === undefined || options.limit === 0 ? undefined : start + options.limit;
     return Promise.resolve(
@@ -290,8 +334,34 @@ class SqliteViewCollection implements ViewCollection {
   }
 
   countDocuments(filter: Filter): Promise<number> {
-    if (Object.keys(filter).length === 0) return Promise.resolve(this.documents.size);
+    const fields = Object.keys(filter);
+    if (fields.length === 0) return Promise.resolve(this.documents.size);
+    // Equality on exactly the fields of an index: the index holds the answer.
+    for (const index of this.indexes) {
+      if (index.fields.length !== fields.length) continue;
+      if (!index.fields.every((field) => scalar(filter[field]))) continue;
+      return Promise.resolve(
+        sizeOf(index.get(JSON.stringify(index.fields.map((field) => filter[field])))),
+      );
+    }
     return Promise.resolve(this.matching(filter).length);
+  }
+
+  distinct(path: string, filter: Filter): Promise<unknown[]> {
+    const test = compileFilter(filter);
+    const values = new Map<string, unknown>();
+    const add = (value: unknown): void => {
+      if (value === undefined) return;
+      const key = typeof value === 'string' ? `s${value}` : JSON.stringify(value);
+      if (!values.has(key)) values.set(key, structuredClone(value));
+    };
+    for (const document of this.candidates(filter)) {
+      if (!test(document)) continue;
+      const value = fieldValue(document, path);
+      if (Array.isArray(value)) for (const element of value) add(element);
+      else add(value);
+    }
+    return Promise.resolve([...values.values()]);
   }
 
   async insertOne(document: ViewDocument): Promise<void> {

@@ -123,5 +123,20 @@ export function viewStoreContract(name: string, make: () => Promise<ViewStore>):
       (copy!.tags as string[]).push('b');
       expect(await items.findOne({ _id: 'i' })).toEqual({ _id: 'i', tags: ['a'] });
     });
+
+    it('lists distinct values of a field among matching documents', async () => {
+      const people = views.collection('distinct-people');
+      await people.createIndex({ projectId: 1 });
+      await people.insertOne({ _id: '1', projectId: 'p1', data: { plan: 'pro', seats: 3 } });
+      await people.insertOne({ _id: '2', projectId: 'p1', data: { plan: 'free', seats: 3 } });
+      await people.insertOne({ _id: '3', projectId: 'p1', data: { plan: 'pro' } });
+      await people.insertOne({ _id: '4', projectId: 'p1', data: { tags: ['a', 'b'] } });
+      await people.insertOne({ _id: '5', projectId: 'p2', data: { plan: 'team' } });
+      const plans = await people.distinct('data.plan', { projectId: 'p1' });
+      expect([...plans].sort()).toEqual(['free', 'pro']);
+      expect(await people.distinct('data.seats', { projectId: 'p1' })).toEqual([3]);
+      expect([...(await people.distinct('data.tags', {}))].sort()).toEqual(['a', 'b']);
+      expect(await people.distinct('data.none', { projectId: 'p1' })).toEqual([]);
+    });
   });
 }

@@ -48,6 +48,11 @@ export interface ViewCollection<T extends ViewDocument = ViewDocument> {
   findOne(filter: Filter): Promise<T | null>;
   find(filter: Filter, options?: FindOptions): Promise<T[]>;
   countDocuments(filter: Filter): Promise<number>;
+  /**
+   * Distinct values of the field at `path` among the documents matching `filter`, as MongoDB's
+   * `distinct`: an array value contributes its elements; documents without the field none.
+   */
+  distinct(path: string, filter: Filter): Promise<unknown[]>;
   /** @throws DuplicateKeyError when a document with the same `_id` or unique key exists. */
   insertOne(document: T): Promise<void>;
   /** With `upsert`, a missing document is created from the filter's equality fields. */
