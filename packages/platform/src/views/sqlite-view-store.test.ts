@@ -73,7 +73,7 @@ describe('SqliteViewStore fast paths give MongoDB answers (mingo as the referenc
             await collection.insertOne(stored);
           }
           const stored = await collection.find({});
-          const expected = new Query(where as AnyObject, {})
+          const expected = new Query(where, {})
             .find<ViewDocument>(stored)
             .sort(order)
             .limit(limit)
