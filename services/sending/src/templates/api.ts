@@ -1,6 +1,6 @@
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, escapeRegex, notFound, pageQuery, parse } from '@stamp/http-kit';
-import type { Filter, ViewStore } from '@stamp/platform';
+import { caller, notFound, parse } from '@stamp/http-kit';
+import type { ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -8,10 +8,14 @@ import { TEMPLATES, type TemplateDocument } from '../views.ts';
 import {
   createTemplate,
   deleteTemplate,
+  duplicateTemplate,
+  MAX_TEMPLATE_NAME,
   type TemplateCommandDeps,
   updateTemplate,
 } from './commands.ts';
-import type { TemplateFields, TemplatePatch } from './events.ts';
+import { TEMPLATE_TYPES, type TemplateFields, type TemplatePatch } from './events.ts';
+import { listTemplates, listTemplatesQuery } from './list.ts';
+import { templateUsage } from './usage.ts';
 
 const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
 const subject = z
@@ -19,14 +23,15 @@ const subject = z
   .min(1)
   .max(998)
   .refine(noNewline, { message: 'Subject must not contain line breaks' });
-const templateType = z.enum(['TRANSACTIONAL', 'MARKETING']);
+const templateType = z.enum(TEMPLATE_TYPES);
+const templateName = z.string().trim().min(1).max(MAX_TEMPLATE_NAME);
 const displayName = z
   .string()
   .max(255)
   .refine(noNewline, { message: 'Must not contain line breaks' });
 
 const createBody = z.object({
-  name: z.string().trim().min(1).max(255),
+  name: templateName,
   subject,
   body: z.string().min(1),
   type: templateType.default('TRANSACTIONAL'),
@@ -36,19 +41,13 @@ const createBody = z.object({
 });
 
 const patchBody = z.object({
-  name: z.string().trim().min(1).max(255).optional(),
+  name: templateName.optional(),
   subject: subject.optional(),
   body: z.string().min(1).optional(),
   type: templateType.optional(),
   from: z.email().nullable().optional(),
   fromName: displayName.nullable().optional(),
   replyTo: z.email().nullable().optional(),
-});
-
-const listQuery = pageQuery.extend({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  type: templateType.optional(),
-  search: z.string().max(200).optional(),
 });
 
 /** A template as the API returns it (spec part 2 "Template"). */
@@ -105,7 +104,10 @@ export interface TemplatesRouterDeps extends TemplateCommandDeps {
 
 /**
  * Template routes (spec part 4 "Templates"): POST/GET /templates, GET/PATCH/DELETE
- * /templates/:id. Errors: 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 422 VALIDATION_ERROR.
+ * /templates/:id, POST /templates/:id/duplicate, GET /templates/:id/usage. A write answers once
+ * the view reflects it. Errors: 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED (a from that is
+ * not on a verified domain of the project), 422 VALIDATION_ERROR (bad fields or query, Liquid
+ * syntax errors naming the line).
  */
 export function templatesRouter(deps: TemplatesRouterDeps): Router {
   const router = Router();
@@ -120,28 +122,8 @@ export function templatesRouter(deps: TemplatesRouterDeps): Router {
 
   router.get('/templates', async (req, res) => {
     const { projectId } = caller(res);
-    const query = parse(listQuery, req.query);
-    const pageSize = query.limit ?? query.pageSize;
-    const filter: Filter = { projectId, deleted: false };
-    if (query.type !== undefined) filter.type = query.type;
-    if (query.search !== undefined && query.search !== '') {
-      const pattern = { $regex: escapeRegex(query.search), $options: 'i' };
-      filter.$or = [{ name: pattern }, { subject: pattern }];
-    }
-    const collection = deps.views.collection<TemplateDocument>(TEMPLATES);
-    const total = await collection.countDocuments(filter);
-    const documents = await collection.find(filter, {
-      sort: { _id: -1 },
-      skip: (query.page - 1) * pageSize,
-      limit: pageSize,
-    });
-    res.json({
-      templates: documents.map(toTemplateResource),
-      total,
-      page: query.page,
-      pageSize,
-      totalPages: Math.ceil(total / pageSize),
-    });
+    const page = await listTemplates(deps.views, projectId, parse(listTemplatesQuery, req.query));
+    res.json({ ...page, templates: page.templates.map(toTemplateResource) });
   });
 
   router.get('/templates/:id', async (req, res) => {
@@ -162,6 +144,19 @@ export function templatesRouter(deps: TemplatesRouterDeps): Router {
     const { position } = await deleteTemplate(deps, who, req.params.id);
     await deps.awaitViews(position);
     res.json({ success: true, id: req.params.id });
+  });
+
+  router.post('/templates/:id/duplicate', async (req, res) => {
+    const who = caller(res);
+    const { id, position } = await duplicateTemplate(deps, who, req.params.id);
+    await deps.awaitViews(position);
+    res.status(201).json(toTemplateResource(await findTemplate(deps.views, who.projectId, id)));
+  });
+
+  router.get('/templates/:id/usage', async (req, res) => {
+    const { projectId } = caller(res);
+    const template = await findTemplate(deps.views, projectId, req.params.id);
+    res.json(await templateUsage(deps.views, projectId, template._id));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import type { DomainsApi } from '@stamp/contracts';
-import { forbidden } from '@stamp/http-kit';
+import { forbidden, notFound } from '@stamp/http-kit';
 import { type EventStore, newId, withRevisionRetry } from '@stamp/platform';
 
 import { domainOf } from '../deps.ts';
@@ -88,7 +88,8 @@ async function run(
 }
 
 /**
- * Creates a template. Returns its id and the log position of the append.
+ * Creates a template. Returns its id and the log position of the append. A `from` must be on a
+ * verified domain of the project (or the sandbox domain).
  * @throws ApiError 403 DOMAIN_NOT_VERIFIED, 422 for invalid Liquid.
  */
 export async function createTemplate(
@@ -107,7 +108,9 @@ export async function createTemplate(
 }
 
 /**
- * Updates a template (patch semantics; `null` clears from/fromName/replyTo).
+ * Updates a template (patch semantics; `null` clears from/fromName/replyTo). A `from` given in the
+ * patch must be on a verified domain of the project (or the sandbox domain); an unchanged stored
+ * from is not checked again here (POST /v1/send checks it at every send).
  * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 422 for invalid Liquid.
  */
 export async function updateTemplate(
@@ -119,6 +122,55 @@ export async function updateTemplate(
   if (typeof patch.from === 'string')
     await assertSenderAllowed(deps, context.projectId, patch.from);
   return run(deps, context, id, { type: 'UpdateTemplate', patch, now: new Date().toISOString() });
+}
+
+/** Longest template name (characters), as POST /templates accepts. */
+export const MAX_TEMPLATE_NAME = 255;
+
+const COPY_SUFFIX = ' (copy)';
+
+/**
+ * Name of a duplicate: `<name> (copy)`, the source name shortened so that the result stays within
+ * {@link MAX_TEMPLATE_NAME} characters (never splitting a surrogate pair).
+ */
+export function copyName(name: string): string {
+  const room = MAX_TEMPLATE_NAME - COPY_SUFFIX.length;
+  if (name.length <= room) return name + COPY_SUFFIX;
+  const cut = /[\uD800-\uDBFF]/.test(name.charAt(room - 1)) ? room - 1 : room;
+  return name.slice(0, cut) + COPY_SUFFIX;
+}
+
+/** The editable fields of a template state (what a duplicate copies). */
+function fieldsOf(state: NonNullable<TemplateState>): TemplateFields {
+  return {
+    name: state.name,
+    subject: state.subject,
+    body: state.body,
+    type: state.type,
+    ...(state.from === undefined ? {} : { from: state.from }),
+    ...(state.fromName === undefined ? {} : { fromName: state.fromName }),
+    ...(state.replyTo === undefined ? {} : { replyTo: state.replyTo }),
+  };
+}
+
+/**
+ * Duplicates a template of the project (POST /templates/:id/duplicate): a new template stream
+ * with every field of the source and the name {@link copyName}. Returns the new id and the log
+ * position of the append. The copy is a creation, so its from must be on a verified domain.
+ * @throws ApiError 404 TEMPLATE_NOT_FOUND for a missing, deleted or foreign source,
+ * 403 DOMAIN_NOT_VERIFIED.
+ */
+export async function duplicateTemplate(
+  deps: TemplateCommandDeps,
+  context: CommandContext,
+  sourceId: string,
+): Promise<{ id: string; position: number }> {
+  const { state } = await load(deps.store, context.projectId, sourceId);
+  if (state === null || state.deleted) {
+    throw notFound('TEMPLATE_NOT_FOUND', `Template ${sourceId} not found`);
+  }
+  const fields = fieldsOf(state);
+  return createTemplate(deps, context, { ...fields, name: copyName(fields.name) });
 }
 
 /**

@@ -36,7 +36,27 @@ describe('template decider', () => {
       }),
     );
     expect(error.status).toBe(422);
-    expect(error.options.errors?.map((issue) => issue.field)).toEqual(['body']);
+    expect(error.options.errors).toEqual([
+      {
+        field: 'body',
+        message: 'Liquid syntax error on line 1: the {% include %} tag is not allowed',
+        code: 'invalid_template',
+      },
+    ]);
+  });
+
+  it('names the line of a Liquid error in the subject and in an updated body', () => {
+    const error = apiError(() =>
+      decide(given([created]), {
+        type: 'UpdateTemplate',
+        patch: { subject: '{{ a', body: '<p>\n\n{% endfor %}' },
+        now,
+      }),
+    );
+    expect(error.options.errors?.map((issue) => [issue.field, issue.message])).toEqual([
+      ['subject', 'Liquid syntax error on line 1: output "{{ a" not closed'],
+      ['body', 'Liquid syntax error on line 3: tag "endfor" not found'],
+    ]);
   });
 
   it('updates only changed fields and clears with null', () => {

@@ -1,7 +1,7 @@
 import { conflict, notFound, validationError, type FieldError } from '@stamp/http-kit';
 
 import type { TemplateEvent, TemplateFields, TemplatePatch, TemplateState } from './events.ts';
-import { parseTemplate, TemplateSyntaxError } from './render.ts';
+import { describeSyntaxError, parseTemplate, TemplateSyntaxError } from './render.ts';
 
 /** Commands on one template. */
 export type TemplateCommand =
@@ -11,7 +11,8 @@ export type TemplateCommand =
 
 /**
  * Checks that `subject` and `body` (when present) are valid Liquid without refused tags.
- * @throws ApiError 422 VALIDATION_ERROR naming each bad field (code `invalid_template`).
+ * @throws ApiError 422 VALIDATION_ERROR naming each bad field (code `invalid_template`), with a
+ * message naming the line, for example `Liquid syntax error on line 3: tag "endif" not found`.
  */
 export function assertValidLiquid(texts: { subject?: string; body?: string }): void {
   const errors: FieldError[] = [];
@@ -27,7 +28,7 @@ export function assertValidLiquid(texts: { subject?: string; body?: string }): v
       if (!(error instanceof TemplateSyntaxError)) throw error;
       errors.push({
         field,
-        message: `Invalid template: ${error.message}`,
+        message: describeSyntaxError(error),
         code: 'invalid_template',
       });
     }

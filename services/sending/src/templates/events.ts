@@ -3,8 +3,11 @@
  * "Template", API reference "Templates and links").
  */
 
+/** The template types (API reference, "Enums"). */
+export const TEMPLATE_TYPES = ['TRANSACTIONAL', 'MARKETING'] as const;
+
 /** Template type (API reference, "Enums"). */
-export type TemplateType = 'TRANSACTIONAL' | 'MARKETING';
+export type TemplateType = (typeof TEMPLATE_TYPES)[number];
 
 /** The editable fields of a template. `from`, `fromName`, `replyTo` are optional. */
 export interface TemplateFields {

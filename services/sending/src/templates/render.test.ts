@@ -1,4 +1,5 @@
 import {
+  describeSyntaxError,
   parseTemplate,
   renderTemplate,
   rewriteFallbacks,
@@ -19,6 +20,12 @@ describe('rewriteFallbacks', () => {
     expect(rewriteFallbacks('{{ data.plan ?? free plan }}')).toBe(
       '{{ data.plan | default: "free plan" }}',
     );
+  });
+
+  it('keeps line breaks of a rewritten tag so that lines stay where they were', () => {
+    const rewritten = rewriteFallbacks('{{ name ??\n there }}\nnext');
+    expect(rewritten).toBe('{{ name | default: "there" \n}}\nnext');
+    expect(rewritten.split('\n')).toHaveLength(3);
   });
 
   it('leaves other output alone', () => {
@@ -64,6 +71,32 @@ describe('renderTemplate', () => {
   it('refuses syntax errors and unknown filters', () => {
     expect(() => parseTemplate('{% if %}', 'html')).toThrow(TemplateSyntaxError);
     expect(() => parseTemplate('{{ name | nosuchfilter }}', 'html')).toThrow(TemplateSyntaxError);
+  });
+
+  it('gives the line and the reason of a syntax error', () => {
+    const errorOf = (source: string): TemplateSyntaxError => {
+      try {
+        parseTemplate(source, 'html');
+      } catch (error) {
+        if (error instanceof TemplateSyntaxError) return error;
+        throw error;
+      }
+      throw new Error('expected a syntax error');
+    };
+    const unclosed = errorOf('<p>a</p>\n\n{% if x %}\n');
+    expect([unclosed.line, unclosed.reason]).toEqual([3, 'tag {% if x %} not closed']);
+    expect(describeSyntaxError(unclosed)).toBe(
+      'Liquid syntax error on line 3: tag {% if x %} not closed',
+    );
+    const filter = errorOf('{% if a %}\n{{ b ?? c }}\n{{ x | nosuch }}{% endif %}');
+    expect(describeSyntaxError(filter)).toBe(
+      'Liquid syntax error on line 3: undefined filter: nosuch',
+    );
+    const afterFallback = errorOf('{{ name ??\n there }}\n{% if %}');
+    expect(afterFallback.line).toBe(3);
+    expect(describeSyntaxError(new TemplateSyntaxError('broken'))).toBe(
+      'Liquid syntax error: broken',
+    );
   });
 
   it('caches parsed templates by content', () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { Liquid, type Template } from 'liquidjs';
+import { Liquid, LiquidError, type Template } from 'liquidjs';
 
 /** Tags that would load other templates; refused at parse time (API reference, "Templates and links"). */
 const REFUSED_TAGS = ['include', 'render', 'layout'] as const;
@@ -43,28 +43,63 @@ const FALLBACK = /\{\{-?\s*([^{}|?]+?)\s*\?\?\s*([^{}]*?)\s*-?\}\}/g;
 
 /**
  * Rewrites Plunk's fallback syntax `{{ name ?? there }}` to Liquid's
- * `{{ name | default: "there" }}`; a quoted fallback keeps its quotes.
+ * `{{ name | default: "there" }}`; a quoted fallback keeps its quotes. Line breaks inside a
+ * rewritten tag are kept (before its closing `}}`), so line numbers of errors stay those of the
+ * source.
  */
 export function rewriteFallbacks(source: string): string {
-  return source.replace(FALLBACK, (_match, variable: string, fallback: string) => {
+  return source.replace(FALLBACK, (match: string, variable: string, fallback: string) => {
     const quoted = /^(["']).*\1$/.test(fallback)
       ? fallback
       : fallback.includes('"')
         ? `'${fallback.replace(/'/g, '')}'`
         : `"${fallback}"`;
-    return `{{ ${variable} | default: ${quoted} }}`;
+    const breaks = match.match(/\n/g)?.length ?? 0;
+    return `{{ ${variable} | default: ${quoted} ${'\n'.repeat(breaks)}}}`;
   });
 }
 
 const MAX_CACHE = 2000;
 const cache = new Map<string, Template[]>();
 
-/** Thrown when a template text is not valid Liquid (or uses a refused tag). */
+/**
+ * Thrown when a template text is not valid Liquid (or uses a refused tag). `message` is the
+ * engine's text; `reason` is that text without its position; `line` is the 1-based line of the
+ * source where the error was found, or null when the engine gives none.
+ */
 export class TemplateSyntaxError extends Error {
-  constructor(message: string) {
+  readonly reason: string;
+  readonly line: number | null;
+  constructor(message: string, line: number | null = null, reason: string = message) {
     super(message);
     this.name = 'TemplateSyntaxError';
+    this.line = line;
+    this.reason = reason;
   }
+}
+
+/** The position suffix liquidjs appends to its messages (`, line:3, col:6`). */
+const POSITION_SUFFIX = /, (?:file:.*, )?line:\d+, col:\d+$/;
+
+/** Wraps an error of the Liquid engine, keeping the line it names. */
+function syntaxErrorOf(error: unknown): TemplateSyntaxError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!LiquidError.is(error)) return new TemplateSyntaxError(message);
+  const [line] = error.token.getPosition();
+  return new TemplateSyntaxError(
+    message,
+    line ?? null,
+    (error.originalError?.message ?? message).replace(POSITION_SUFFIX, ''),
+  );
+}
+
+/**
+ * The text of a syntax error for API clients: `Liquid syntax error on line 3: <reason>`, or
+ * `Liquid syntax error: <reason>` when the line is unknown.
+ */
+export function describeSyntaxError(error: TemplateSyntaxError): string {
+  const where = error.line === null ? '' : ` on line ${String(error.line)}`;
+  return `Liquid syntax error${where}: ${error.reason}`;
 }
 
 /**
@@ -80,7 +115,7 @@ export function parseTemplate(source: string, kind: TemplateKind): Template[] {
   try {
     parsed = engine.parse(rewriteFallbacks(source));
   } catch (error) {
-    throw new TemplateSyntaxError(error instanceof Error ? error.message : String(error));
+    throw syntaxErrorOf(error);
   }
   if (cache.size >= MAX_CACHE) cache.clear();
   cache.set(key, parsed);
@@ -160,6 +195,6 @@ export async function renderTemplate(
   try {
     return String(await engine.render(parsed, scope));
   } catch (error) {
-    throw new TemplateSyntaxError(error instanceof Error ? error.message : String(error));
+    throw syntaxErrorOf(error);
   }
 }
