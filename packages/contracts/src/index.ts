@@ -86,6 +86,8 @@ export interface KeysApi {
   /** The project and kind of an API key, or null when the key is unknown or was replaced. */
   resolveKey(key: string): Promise<{ projectId: string; kind: KeyKind } | null>;
 }
+export * from './integration-events.ts';
 export * from './subscription.ts';
 
 export * from './views.ts';
+export * from './filters.ts';

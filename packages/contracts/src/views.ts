@@ -10,6 +10,7 @@ export const CAMPAIGNS_VIEW = 'campaigns';
 /** A campaign as other services read it; `status` is a campaign status of the API reference. */
 export interface CampaignViewDocument {
   _id: string;
+  [field: string]: unknown;
   projectId: string;
   name: string;
   status: 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
@@ -25,6 +26,7 @@ export const SEGMENTS_VIEW = 'segments';
 /** A segment as other services read it. */
 export interface SegmentViewDocument {
   _id: string;
+  [field: string]: unknown;
   projectId: string;
   name: string;
   /** Membership condition (API reference, "Filter language"). */
@@ -36,6 +38,7 @@ export const WORKFLOWS_VIEW = 'workflows';
 /** A workflow as other services read it, with its steps (API reference, "Workflow step config"). */
 export interface WorkflowViewDocument {
   _id: string;
+  [field: string]: unknown;
   projectId: string;
   name: string;
   /** Name of the tracked event that starts it (trigger EVENT). */
@@ -48,6 +51,7 @@ export const WORKFLOW_EXECUTIONS_VIEW = 'workflowExecutions';
 /** An execution as other services read it (API reference, "Execution record"). */
 export interface WorkflowExecutionViewDocument {
   _id: string;
+  [field: string]: unknown;
   projectId: string;
   workflowId: string;
   contactId: string;
@@ -62,6 +66,7 @@ export const CONTACTS_VIEW = 'contacts';
 /** A contact as other services read it (spec part 2). */
 export interface ContactViewDocument {
   _id: string;
+  [field: string]: unknown;
   projectId: string;
   email: string;
   subscribed: boolean;

@@ -9,6 +9,8 @@ import { type Consumer, type RecordedEvent, type Resolver, type Secrets } from '
 import { Router } from 'express';
 
 import { contactsRouter } from './contacts/api.ts';
+import { fieldsRouter } from './fields/api.ts';
+import { createContactFieldIndexes } from './fields/projection.ts';
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
 import {
@@ -61,6 +63,8 @@ export function createContactsService(
     upsertRecipient: (input) => commands.upsertRecipient(input),
   };
   const router = Router();
+  // Before the contacts router: /contacts/fields is not a contact id.
+  router.use(fieldsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(contactsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(trackRouter({ commands, awaitViews: deps.awaitViews }));
   router.use(createVerifyRouter({ resolver: deps.resolver }));
@@ -83,6 +87,7 @@ export function createContactsService(
     async start() {
       if (consumers.length > 0) return;
       await createContactIndexes(deps.views);
+      await createContactFieldIndexes(deps.views);
       consumers = [
         deps.bus.consume({
           groupId: CONTACTS_VIEW_GROUP,

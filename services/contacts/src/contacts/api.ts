@@ -10,6 +10,7 @@ import { z } from 'zod';
 
 import type { ContactCommands } from './commands.ts';
 import { dataSchema } from './data.ts';
+import { normaliseEmail } from './email.ts';
 import { type ContactView, contactsView } from './projection.ts';
 
 /** Dependencies of {@link contactsRouter}. */
@@ -39,6 +40,13 @@ const updateBody = z.object({
   email: z.string().optional(),
   subscribed: z.boolean().optional(),
   data: dataSchema.optional(),
+});
+
+/** Most emails of one POST /contacts/lookup (spec part 8). */
+export const MAX_LOOKUP_EMAILS = 500;
+
+const lookupBody = z.object({
+  emails: z.array(z.string().max(320)).min(1).max(MAX_LOOKUP_EMAILS),
 });
 
 const listQuery = cursorQuery.extend({ search: z.string().max(254).optional() });
@@ -112,6 +120,29 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
       filter.email = { $regex: escapeRegex(search), $options: 'i' };
     }
     res.json(await findCursorPage(contacts, filter, query, toContact));
+  });
+
+  /**
+   * POST /contacts/lookup `{emails: string[1..500]}` → `{data: [{email, exists, id}], found}`
+   * in request order; `email` is the normalised address (as given when it is not a valid one,
+   * which never exists). More than 500 emails: 422.
+   */
+  router.post('/contacts/lookup', async (req: Request, res: Response) => {
+    const { projectId } = caller(res);
+    const { emails } = parse(lookupBody, req.body);
+    const data: { email: string; exists: boolean; id: string | null }[] = [];
+    for (const given of emails) {
+      let email: string;
+      try {
+        email = normaliseEmail(given);
+      } catch {
+        data.push({ email: given, exists: false, id: null });
+        continue;
+      }
+      const view = await contacts.findOne({ projectId, email });
+      data.push({ email, exists: view !== null, id: view?._id ?? null });
+    }
+    res.json({ data, found: data.filter((item) => item.exists).length });
   });
 
   router.get('/contacts/:id', async (req: Request, res: Response) => {

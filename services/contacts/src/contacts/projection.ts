@@ -12,6 +12,7 @@ import {
   type ViewStore,
 } from '@stamp/platform';
 
+import { recordFieldChanges } from '../fields/projection.ts';
 import type { ContactData } from './data.ts';
 import { type ContactEvent, evolve, type ContactState } from './events.ts';
 
@@ -55,7 +56,13 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
   // The data of a deleted contact was erased; its ContactDeleted follows.
   if (event.erased === true) return;
   if (typed.type === 'ContactDeleted') {
-    await contacts.deleteOne({ _id: contactId, revision: { $lt: event.revision } });
+    const deleted = await contacts.findOne({ _id: contactId, revision: { $lt: event.revision } });
+    if (deleted === null) return;
+    const { deletedCount } = await contacts.deleteOne({
+      _id: contactId,
+      revision: deleted.revision,
+    });
+    if (deletedCount === 1) await recordFieldChanges(views, deleted.projectId, deleted.data, null);
     return;
   }
   const current = await contacts.findOne({ _id: contactId });
@@ -74,6 +81,7 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
     };
     try {
       await contacts.insertOne(document);
+      await recordFieldChanges(views, document.projectId, null, document.data);
     } catch (error) {
       if (
         error instanceof DuplicateKeyError &&
@@ -93,7 +101,7 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
     data: current.data,
   };
   const after = evolve(before, typed);
-  await contacts.updateOne(
+  const { matchedCount } = await contacts.updateOne(
     { _id: contactId, revision: current.revision },
     {
       $set: {
@@ -105,6 +113,9 @@ export async function projectContactEvent(views: ViewStore, event: RecordedEvent
       },
     },
   );
+  if (matchedCount === 1 && typed.type === 'ContactDataChanged') {
+    await recordFieldChanges(views, current.projectId, current.data, after.data);
+  }
 }
 
 /**

@@ -1,0 +1,159 @@
+/**
+ * Integration events: the events one service appends and others consume from the bus
+ * (architecture brief, "Contracts"). A topic is a stream category (the part of the stream id
+ * before the first `-`); every event's `metadata.projectId` names its project and, for events
+ * about a person, `metadata.subjectId` names the contact whose key seals the data (an erased
+ * event is read back with `erased: true` and `data` `{}`).
+ *
+ * Only the owner appends these events; consumers rely on the stream categories, event type names
+ * and data fields listed here and ignore any other field or type. Changes to these shapes are
+ * additive; a breaking change takes a new `schemaVersion`.
+ */
+import type { ContactValue } from './index.ts';
+
+/** Stream id of an entity: `<category>-<id>`. */
+export const streamIdOf = (category: string, id: string): string => `${category}-${id}`;
+
+/** The entity id of a stream id: the text after the first `-` (`contact-123` → `123`). */
+export function entityIdOf(streamId: string): string {
+  const dash = streamId.indexOf('-');
+  return dash === -1 ? streamId : streamId.slice(dash + 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Contacts (owner: contacts service), stream `contact-<contactId>`.
+
+/** Stream category of contacts: streams `contact-<contactId>`. */
+export const CONTACT_STREAM_CATEGORY = 'contact';
+
+/** Data of `ContactCreated`: the first email (normalised), subscription and custom data. */
+export interface ContactCreatedEventData {
+  email: string;
+  subscribed: boolean;
+  data: Record<string, ContactValue>;
+}
+
+/** Data of `ContactEmailChanged` (normalised addresses). */
+export interface ContactEmailChangedEventData {
+  from: string;
+  to: string;
+}
+
+/** Data of `ContactDataChanged`: keys set and keys removed. */
+export interface ContactDataChangedEventData {
+  set: Record<string, ContactValue>;
+  unset: string[];
+}
+
+/**
+ * Data fields of every event of a contact stream, by event type. `ContactSubscribed` and
+ * `ContactUnsubscribed` are the flips of spec part 3 (the spec's `contact.subscribed` and
+ * `contact.unsubscribed`); `ContactDeleted` obliges every consumer to drop the contact's personal
+ * data from its views (architecture brief, "Privacy").
+ */
+export interface ContactStreamEvents {
+  ContactCreated: ContactCreatedEventData;
+  ContactEmailChanged: ContactEmailChangedEventData;
+  ContactDataChanged: ContactDataChangedEventData;
+  ContactSubscribed: Record<string, never>;
+  ContactUnsubscribed: Record<string, never>;
+  ContactDeleted: Record<string, never>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tracked events (owner: contacts service), stream `trackedEvent-<eventId>`.
+
+/**
+ * Stream category of tracked events (spec part 4, POST /v1/track): one stream per tracked event,
+ * `trackedEvent-<eventId>`, holding one `EventTracked` whose event id is the `event` id the API
+ * returned.
+ */
+export const TRACKED_EVENT_STREAM_CATEGORY = 'trackedEvent';
+
+/** Data of `EventTracked`: the event name, its contact (id and email) and its data as sent. */
+export interface EventTrackedEventData {
+  name: string;
+  contactId: string;
+  email: string;
+  data: Record<string, ContactValue>;
+}
+
+/** Data fields of the events of a tracked-event stream, by event type. */
+export interface TrackedEventStreamEvents {
+  EventTracked: EventTrackedEventData;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emails (owner: sending service), stream `email-<emailId>`.
+
+/**
+ * Stream category of emails: one stream per email, `email-<emailId>` (`emailId` is the id
+ * POST /v1/send returned). Order within a stream: `EmailQueued` first, then any number of
+ * `EmailDeferred` / `EmailRetryDue`, then at most one outcome, `EmailSent` or `EmailFailed`.
+ */
+export const EMAIL_STREAM_CATEGORY = 'email';
+
+/** A mailbox in email events. */
+export interface EmailMailbox {
+  name?: string;
+  email: string;
+}
+
+/**
+ * Data of `EmailQueued` (the email was accepted for delivery), the fields consumers read. The
+ * event also carries the rendered message (html, headers, attachments), which only delivery uses.
+ */
+export interface EmailQueuedEventData {
+  emailId: string;
+  contactId: string;
+  to: EmailMailbox;
+  from: EmailMailbox;
+  replyTo?: string;
+  /** Rendered subject. */
+  subject: string;
+  templateId?: string;
+  /** Sandbox sender: only ever delivered to the local outbox. */
+  sandbox: boolean;
+}
+
+/** Data of `EmailSent`: the receiving side (SMTP relay or local outbox) accepted it. */
+export interface EmailSentEventData {
+  messageId: string;
+  /** The server's reply, for example `250 OK: queued`. */
+  response: string;
+  transport: 'smtp' | 'outbox';
+  /** ISO 8601 time of acceptance. */
+  sentAt: string;
+}
+
+/** Data of `EmailDeferred`: a transient failure; another attempt is due at `retryAt`. */
+export interface EmailDeferredEventData {
+  attempt: number;
+  error: string;
+  /** ISO 8601 time of the next attempt. */
+  retryAt: string;
+}
+
+/** Data of `EmailFailed`: a permanent rejection, or the retries were exhausted. */
+export interface EmailFailedEventData {
+  /** The last error (an SMTP reply may quote the recipient's address). */
+  error: string;
+  /** ISO 8601 time of the failure. */
+  failedAt: string;
+}
+
+/** Data fields of the events of an email stream, by event type. */
+export interface EmailStreamEvents {
+  EmailQueued: EmailQueuedEventData;
+  EmailDeferred: EmailDeferredEventData;
+  EmailRetryDue: { attempt: number };
+  EmailSent: EmailSentEventData;
+  EmailFailed: EmailFailedEventData;
+}
+
+/** Every integration event type, by stream category. */
+export interface IntegrationEvents {
+  [CONTACT_STREAM_CATEGORY]: ContactStreamEvents;
+  [TRACKED_EVENT_STREAM_CATEGORY]: TrackedEventStreamEvents;
+  [EMAIL_STREAM_CATEGORY]: EmailStreamEvents;
+}
