@@ -23,6 +23,17 @@ export interface ServiceModule {
   stop(): Promise<void>;
   /** Log positions its projections have reached, for read-your-writes. */
   projections?(): { waitFor(position: number, timeoutMs: number): Promise<boolean> }[];
+  /**
+   * Its projections: each consumer group with the view collections it fills. A view rebuild
+   * (`stamp views:rebuild`) drops those collections, resets those groups, and replays the log.
+   */
+  readonly views?: readonly ProjectionViews[];
+}
+
+/** A projection's consumer group and the view collections it alone fills. */
+export interface ProjectionViews {
+  groupId: string;
+  collections: readonly string[];
 }
 
 /** What every service receives from its host: the platform's ports and read-your-writes. */

@@ -40,6 +40,7 @@ export function createAccountsService(
   return {
     name: 'accounts',
     api,
+    views: [{ groupId: KEYS_GROUP, collections: [API_KEYS_VIEW, PROJECTS_VIEW] }],
     router: projectsRouter({ api, awaitViews: deps.awaitViews }),
     async start() {
       if (consumer !== null) return;

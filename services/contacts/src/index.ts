@@ -10,10 +10,11 @@ import { Router } from 'express';
 
 import { contactsRouter } from './contacts/api.ts';
 import { fieldsRouter } from './fields/api.ts';
-import { createContactFieldIndexes } from './fields/projection.ts';
+import { CONTACT_FIELDS_VIEW, createContactFieldIndexes } from './fields/projection.ts';
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
 import {
+  CONTACTS_VIEW,
   createContactIndexes,
   eraseDeletedContact,
   projectContactEvent,
@@ -81,6 +82,7 @@ export function createContactsService(
 
   return {
     name: 'contacts',
+    views: [{ groupId: CONTACTS_VIEW_GROUP, collections: [CONTACTS_VIEW, CONTACT_FIELDS_VIEW] }],
     router,
     publicRouter,
     api,

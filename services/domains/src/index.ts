@@ -14,6 +14,7 @@ import type { RecordsConfig } from './domains/decide.ts';
 import { DOMAIN_CATEGORY } from './domains/events.ts';
 import { DKIM_PURPOSE } from './domains/keys.ts';
 import { DOMAINS_VIEW_GROUP, domainsProjection } from './domains/projection.ts';
+import { DOMAINS_VIEW } from './domains/views.ts';
 import { LIVE, domainsView } from './domains/views.ts';
 
 export type { DomainResource } from './domains/views.ts';
@@ -158,6 +159,7 @@ export function createDomainsService(
 
   return {
     name: 'domains',
+    views: [{ groupId: DOMAINS_VIEW_GROUP, collections: [DOMAINS_VIEW] }],
     router: domainsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }),
     api,
     async start() {

@@ -1,4 +1,5 @@
 import { createAccountsService } from '@stamp/accounts';
+import { createActivityService } from '@stamp/activity';
 import { createContactsService } from '@stamp/contacts';
 import { createDomainsService } from '@stamp/domains';
 import { createGateway, listen } from '@stamp/gateway';
@@ -30,20 +31,26 @@ export interface Stamp {
   close(): Promise<void>;
 }
 
+/** The services of one process on the embedded platform, created but not started. */
+export interface Services {
+  modules: ServiceModule[];
+  accounts: ReturnType<typeof createAccountsService>;
+  /** The SMTP relay, when `STAMP_SMTP_URL` is set. */
+  relay: SmtpMailer | undefined;
+}
+
 /**
- * Starts every service in one process on the embedded adapters (architecture brief, embedded
- * mode): event store, bus, views and timers on one SQLite database in `STAMP_DATA_DIR`, the
- * gateway on `STAMP_HOST:STAMP_PORT`. The platform secret is `STAMP_SECRET`, else
+ * Creates every service on the embedded platform (architecture brief, embedded mode), in the
+ * order the gateway mounts them. The platform secret is `STAMP_SECRET`, else
  * `<STAMP_DATA_DIR>/secret.key` (created on first start).
  */
-export async function startStamp(config: StampConfig, logger: Logger): Promise<Stamp> {
+export function createServices(
+  config: StampConfig,
+  platform: EmbeddedPlatform,
+  logger: Logger,
+): Services {
   // One project-wide secret: signs subscription links, seals DKIM private keys.
   const secrets = new Secrets(config.STAMP_SECRET ?? loadOrCreateSecret(config.STAMP_DATA_DIR));
-  const platform = openEmbeddedPlatform({
-    dataDir: config.STAMP_DATA_DIR,
-    logger,
-    synchronous: config.STAMP_DURABILITY,
-  });
   const { store, bus, views, leases } = platform;
   const modules: ServiceModule[] = [];
   const awaitViews = awaitViewsOf(modules, VIEW_WAIT_MS);
@@ -73,6 +80,23 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     secrets,
   });
   modules.push(accounts, contacts, domains, sending);
+  modules.push(createActivityService(base));
+  return { modules, accounts, relay };
+}
+
+/**
+ * Starts every service in one process on the embedded adapters (architecture brief, embedded
+ * mode): event store, bus, views and timers on one SQLite database in `STAMP_DATA_DIR`, the
+ * gateway on `STAMP_HOST:STAMP_PORT`.
+ */
+export async function startStamp(config: StampConfig, logger: Logger): Promise<Stamp> {
+  const platform = openEmbeddedPlatform({
+    dataDir: config.STAMP_DATA_DIR,
+    logger,
+    synchronous: config.STAMP_DURABILITY,
+  });
+  const { views } = platform;
+  const { modules, accounts, relay } = createServices(config, platform, logger);
   for (const module of modules) await module.start();
 
   const given =

@@ -2,11 +2,13 @@ import { createAccountsService } from '@stamp/accounts';
 import { ConfigError, createLogger, openEmbeddedPlatform } from '@stamp/platform';
 
 import { readConfig } from './config.ts';
+import { rebuildViews } from './rebuild.ts';
 
 const usage = `usage: ./pnpmw stamp <command>
 
 commands:
-  keys:issue   issue a new key pair for the first project (the old keys stop working)
+  keys:issue      issue a new key pair for the first project (the old keys stop working)
+  views:rebuild   drop every projected view and rebuild it from the event log (stop Stamp first)
 `;
 
 /**
@@ -15,6 +17,14 @@ commands:
  */
 async function main(argv: string[]): Promise<number> {
   const command = argv[0];
+  if (command === 'views:rebuild') {
+    const report = await rebuildViews(readConfig(), createLogger({ level: 'warn' }));
+    process.stdout.write(
+      `rebuilt ${report.collections.length} views (${report.collections.join(', ')}) ` +
+        `from ${report.events} events in ${(report.durationMs / 1000).toFixed(2)} s\n`,
+    );
+    return 0;
+  }
   if (command !== 'keys:issue') {
     process.stderr.write(usage);
     return 2;

@@ -5,6 +5,7 @@ import {
   type Mailer,
   OutboxMailer,
   streamCategory,
+  TIMERS_COLLECTION,
   TimerScheduler,
 } from '@stamp/platform';
 import { Router } from 'express';
@@ -17,7 +18,10 @@ import { sendRouter } from './send/api.ts';
 import { send, type SendResult } from './send/command.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
-import { EMAILS } from './views.ts';
+import { EMAILS, TEMPLATES } from './views.ts';
+
+/** Consumer group of the templates, emails and timers views. */
+const SENDING_PROJECTION_GROUP = 'sending-projection';
 import { projectTemplate } from './templates/projection.ts';
 
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
@@ -78,13 +82,16 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
 
   return {
     name: 'sending',
+    views: [
+      { groupId: SENDING_PROJECTION_GROUP, collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION] },
+    ],
     router,
     api: { send: (context, body) => send(sendDeps, context, body) },
     async start() {
       if (projection !== undefined) return;
       await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
       projection = deps.bus.consume({
-        groupId: 'sending-projection',
+        groupId: SENDING_PROJECTION_GROUP,
         topics: ['template', 'email', 'contact'],
         concurrency: 8,
         handle: (event) => {

@@ -1,0 +1,69 @@
+/**
+ * View rebuild (architecture brief, "Idempotent projections": any view can be dropped and rebuilt
+ * from the log, and a command exists for that): `./pnpmw stamp views:rebuild`.
+ */
+import { type Logger, openEmbeddedPlatform } from '@stamp/platform';
+
+import { createServices } from './app.ts';
+import type { StampConfig } from './config.ts';
+
+/** Longest wait for the projections to replay the log, ms (one day). */
+const REPLAY_TIMEOUT_MS = 86_400_000;
+
+/** What a rebuild did. */
+export interface RebuildReport {
+  /** View collections dropped and filled again. */
+  collections: string[];
+  /** Consumer groups replayed from the start of the log. */
+  groups: string[];
+  /** Position of the last event of the log when the replay started. */
+  events: number;
+  /** Time from the drop to every projection reaching that position, ms. */
+  durationMs: number;
+}
+
+/**
+ * Drops every view collection a projection fills (each service's `views`), resets those
+ * projections' consumer groups, then starts the services without the HTTP gateway and waits
+ * until every projection has replayed the log up to its head. Views that no projection fills
+ * (idempotency records, the local outbox) are kept. Run it while the platform is stopped: a
+ * running process would keep serving and writing its views meanwhile.
+ * @throws Error when a projection has not caught up within a day.
+ */
+export async function rebuildViews(config: StampConfig, logger: Logger): Promise<RebuildReport> {
+  const platform = openEmbeddedPlatform({
+    dataDir: config.STAMP_DATA_DIR,
+    logger,
+    synchronous: config.STAMP_DURABILITY,
+  });
+  const { modules, relay } = createServices(config, platform, logger);
+  try {
+    const projections = modules.flatMap((module) => module.views ?? []);
+    const started = performance.now();
+    for (const projection of projections) {
+      for (const collection of projection.collections) await platform.views.drop(collection);
+      platform.checkpoints.reset(projection.groupId);
+    }
+    const head = await platform.store.headPosition();
+    for (const module of modules) await module.start();
+    try {
+      const consumers = modules.flatMap((module) => module.projections?.() ?? []);
+      const reached = await Promise.all(
+        consumers.map((consumer) => consumer.waitFor(head, REPLAY_TIMEOUT_MS)),
+      );
+      if (reached.includes(false)) throw new Error('the projections did not replay the log');
+      await platform.views.flush();
+      return {
+        collections: projections.flatMap((projection) => projection.collections),
+        groups: projections.map((projection) => projection.groupId),
+        events: head,
+        durationMs: Math.round(performance.now() - started),
+      };
+    } finally {
+      for (const module of [...modules].reverse()) await module.stop();
+    }
+  } finally {
+    await relay?.close();
+    await platform.close();
+  }
+}
