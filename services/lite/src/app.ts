@@ -1,5 +1,4 @@
 import { createAccountsService } from '@stamp/accounts';
-import { createActivityService } from '@stamp/activity';
 import { createContactsService } from '@stamp/contacts';
 import { createDomainsService } from '@stamp/domains';
 import { createGateway, listen } from '@stamp/gateway';
@@ -80,7 +79,6 @@ export function createServices(
     secrets,
   });
   modules.push(accounts, contacts, domains, sending);
-  modules.push(createActivityService(base));
   return { modules, accounts, relay };
 }
 
