@@ -1,0 +1,128 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { createAccountsService } from '@stamp/accounts';
+import { createContactsService } from '@stamp/contacts';
+import { createLogger, DnsResolver, openEmbeddedPlatform, Secrets } from '@stamp/platform';
+
+import { figure, KEYS, startStamp } from './harness.ts';
+
+/**
+ * One million contacts in embedded mode. The contacts are written through the contacts
+ * service's command API (two events each: the contact and its email claim) into a fresh data
+ * folder without projections; `stamp views:rebuild` then builds every view from that log (timed);
+ * Stamp is started on it as `./pnpmw start` would, and measured: `GET /contacts?search=`
+ * (p50/p95 over varied terms), the first page of `GET /contacts`, `GET /contacts/fields`, and
+ * the resident memory of the Stamp process.
+ */
+const count = Number(process.env.CONTACTS ?? 1_000_000);
+const samples = Number(process.env.SAMPLES ?? 40);
+const dataDir = mkdtempSync(join(tmpdir(), 'stamp-million-'));
+const logger = createLogger({ level: 'warn' });
+const plans = ['free', 'pro', 'team', 'enterprise'];
+const countries = ['FR', 'DE', 'US', 'JP', 'BR', 'IN', 'NG', 'PL'];
+
+// The first start creates the project the bootstrap keys belong to.
+await (await startStamp({ STAMP_DATA_DIR: dataDir })).stop();
+
+const seeded = performance.now();
+{
+  const platform = openEmbeddedPlatform({ dataDir, logger });
+  const accounts = createAccountsService({
+    store: platform.store,
+    bus: platform.bus,
+    views: platform.views,
+    logger,
+    awaitViews: async () => undefined,
+  });
+  const project = await accounts.api.defaultProjectId();
+  if (project === null) throw new Error('the first start created no project');
+  const service = createContactsService({
+    store: platform.store,
+    bus: platform.bus,
+    views: platform.views,
+    logger,
+    awaitViews: async () => undefined,
+    resolver: new DnsResolver(),
+    secrets: new Secrets(randomBytes(32)),
+  });
+  const batch = 1000;
+  for (let start = 0; start < count; start += batch) {
+    await Promise.all(
+      Array.from({ length: Math.min(batch, count - start) }, (_, offset) => {
+        const index = start + offset;
+        const data: Record<string, string | number | boolean> = {
+          plan: plans[index % plans.length] ?? 'free',
+          country: countries[(index * 7) % countries.length] ?? 'FR',
+          seats: index % 50,
+        };
+        if (index % 3 === 0)
+          data.signedUpAt = new Date(1_700_000_000_000 + index * 1000).toISOString();
+        if (index % 10 === 0) data.beta = true;
+        return service.api.upsertRecipient({
+          projectId: project,
+          email: `user${index}.${(index * 2654435761) % 1_000_003}@example${index % 100}.org`,
+          data,
+          defaultSubscribed: true,
+          correlationId: 'bench',
+        });
+      }),
+    );
+  }
+  figure('million.events_in_log', await platform.store.headPosition(), 'events');
+  await platform.close();
+}
+figure('million.seed_time', (performance.now() - seeded) / 1000, 's');
+
+const rebuild = spawnSync(process.execPath, ['services/lite/src/cli.ts', 'views:rebuild'], {
+  env: { ...process.env, STAMP_DATA_DIR: dataDir, STAMP_LOG_LEVEL: 'warn' },
+  encoding: 'utf8',
+});
+if (rebuild.status !== 0) throw new Error(`views:rebuild failed: ${rebuild.stderr}`);
+const rebuiltIn = /in ([\d.]+) s/.exec(rebuild.stdout)?.[1] ?? 'NaN';
+figure('million.view_rebuild_time', Number(rebuiltIn), 's');
+
+const stamp = await startStamp({ STAMP_DATA_DIR: dataDir });
+figure('million.time_to_ready', stamp.startMs, 'ms');
+const headers = { authorization: `Bearer ${KEYS.secretKey}` };
+
+async function timed(path: string): Promise<{ ms: number; body: unknown }> {
+  const started = performance.now();
+  const response = await fetch(stamp.url + path, { headers });
+  const body = await response.json();
+  if (response.status !== 200)
+    throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
+  return { ms: performance.now() - started, body };
+}
+
+const quantile = (values: number[], q: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+};
+
+const first = await timed('/contacts?limit=20');
+figure('million.contacts_total', (first.body as { total: number }).total, 'contacts');
+
+const terms = ['user12345.', 'example42', 'zzz-no-match', '99.', '@example7.org', 'USER777'];
+const search: number[] = [];
+for (let index = 0; index < samples; index += 1) {
+  const term = terms[index % terms.length] ?? '';
+  search.push((await timed(`/contacts?search=${encodeURIComponent(term)}&limit=20`)).ms);
+}
+figure('million.search_p50', quantile(search, 0.5), 'ms');
+figure('million.search_p95', quantile(search, 0.95), 'ms');
+
+const pages: number[] = [];
+for (let index = 0; index < samples; index += 1) pages.push((await timed('/contacts?limit=20')).ms);
+figure('million.list_first_page_p95', quantile(pages, 0.95), 'ms');
+
+const fields: number[] = [];
+for (let index = 0; index < samples; index += 1) fields.push((await timed('/contacts/fields')).ms);
+figure('million.fields_p50', quantile(fields, 0.5), 'ms');
+figure('million.fields_p95', quantile(fields, 0.95), 'ms');
+
+figure('million.rss', Math.round(stamp.rss() / 2 ** 20), 'MiB');
+await stamp.stop();
