@@ -1,4 +1,5 @@
 import { createAccountsService } from '@stamp/accounts';
+import { createActivityService } from '@stamp/activity';
 import { createContactsService } from '@stamp/contacts';
 import { createDomainsService } from '@stamp/domains';
 import { createGateway, listen } from '@stamp/gateway';
@@ -79,6 +80,7 @@ export function createServices(
     secrets,
   });
   modules.push(accounts, contacts, domains, sending);
+  modules.push(createActivityService(base));
   return { modules, accounts, relay };
 }
 

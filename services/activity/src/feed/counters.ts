@@ -1,0 +1,140 @@
+/**
+ * Counters of the feed (`activityStats`): items per project and type, all time, per UTC day and
+ * per UTC hour. The projection moves them with every item it adds or removes, so statistics and
+ * totals are read from a few counters documents, never by scanning or sorting the feed.
+ */
+import { isDuplicateKey, type ViewStore } from '@stamp/platform';
+
+import {
+  type ActivityItemDocument,
+  type ActivityStatsDocument,
+  type ActivityType,
+  activityItems,
+  activityStats,
+  countOf,
+  DAY_MS,
+  dayOf,
+  dayStart,
+  floorTo,
+  HOUR_MS,
+  hourOf,
+  MINUTE_MS,
+  minuteOf,
+  type StatsScope,
+  statsId,
+  typeKey,
+} from './items.ts';
+
+/**
+ * Adds `delta` (+1 for an added item, -1 for a removed one) to the all-time, day and hour
+ * counters of `item`'s project and type; an added item also widens the project's first/last day.
+ */
+export async function bumpCounters(
+  views: ViewStore,
+  item: Pick<ActivityItemDocument, 'projectId' | 'type' | 'at'>,
+  delta: 1 | -1,
+): Promise<void> {
+  const stats = activityStats(views);
+  const ms = Date.parse(item.at);
+  const day = dayOf(ms);
+  const inc = { total: delta, [`counts.${typeKey(item.type)}`]: delta };
+  const buckets: [StatsScope, string][] = [
+    ['total', ''],
+    ['day', day],
+    ['hour', hourOf(ms)],
+  ];
+  for (const [scope, bucket] of buckets) {
+    const update = {
+      $inc: inc,
+      $setOnInsert: { projectId: item.projectId, scope, bucket },
+      ...(scope === 'total' && delta > 0
+        ? { $min: { firstDay: day }, $max: { lastDay: day } }
+        : {}),
+    };
+    const filter = { _id: statsId(scope, item.projectId, bucket) };
+    try {
+      await stats.updateOne(filter, update, { upsert: true });
+    } catch (error) {
+      // Two first writes of one bucket raced (MongoDB); the document exists now.
+      if (!isDuplicateKey(error)) throw error;
+      await stats.updateOne(filter, update, { upsert: true });
+    }
+  }
+}
+
+/** The all-time counters of a project, or null before its first item. */
+export function projectTotals(
+  views: ViewStore,
+  projectId: string,
+): Promise<ActivityStatsDocument | null> {
+  return activityStats(views).findOne({ _id: statsId('total', projectId) });
+}
+
+/** The counters of one UTC day (`YYYY-MM-DD`) of a project, or null when it had no item. */
+export function dayCounters(
+  views: ViewStore,
+  projectId: string,
+  day: string,
+): Promise<ActivityStatsDocument | null> {
+  return activityStats(views).findOne({ _id: statsId('day', projectId, day) });
+}
+
+/** The counters of one UTC hour (`YYYY-MM-DDTHH`) of a project, or null when it had no item. */
+export function hourCounters(
+  views: ViewStore,
+  projectId: string,
+  hour: string,
+): Promise<ActivityStatsDocument | null> {
+  return activityStats(views).findOne({ _id: statsId('hour', projectId, hour) });
+}
+
+/**
+ * Number of items of a project (of `type` when given) with `from ≤ at ≤ to` (epoch ms, each
+ * bound optional). The range is cut into whole days (day counters), whole hours at its edges
+ * (hour counters) and the minutes of its edge hours (feed items by minute bucket), so the cost
+ * depends on the number of days in the range, not on the number of items.
+ */
+export async function countRange(
+  views: ViewStore,
+  projectId: string,
+  range: { type?: ActivityType | undefined; from?: number | undefined; to?: number | undefined },
+): Promise<number> {
+  const totals = await projectTotals(views, projectId);
+  if (totals?.firstDay === undefined || totals.lastDay === undefined) return 0;
+  if (range.from === undefined && range.to === undefined) return countOf(totals, range.type);
+  const from = Math.max(range.from ?? -Infinity, dayStart(totals.firstDay));
+  const to = Math.min(range.to ?? Infinity, dayStart(totals.lastDay) + DAY_MS - 1);
+  if (from > to) return 0;
+
+  const items = activityItems(views);
+  const typeFilter = range.type === undefined ? {} : { type: range.type };
+  const fromIso = new Date(from).toISOString();
+  const toIso = new Date(to).toISOString();
+  let count = 0;
+  for (let day = floorTo(from, DAY_MS); day <= to; day += DAY_MS) {
+    if (from <= day && day + DAY_MS - 1 <= to) {
+      count += countOf(await dayCounters(views, projectId, dayOf(day)), range.type);
+      continue;
+    }
+    if (countOf(await dayCounters(views, projectId, dayOf(day)), range.type) === 0) continue;
+    const firstHour = Math.max(day, floorTo(from, HOUR_MS));
+    for (let hour = firstHour; hour < day + DAY_MS && hour <= to; hour += HOUR_MS) {
+      const inHour = countOf(await hourCounters(views, projectId, hourOf(hour)), range.type);
+      if (inHour === 0) continue;
+      if (from <= hour && hour + HOUR_MS - 1 <= to) {
+        count += inHour;
+        continue;
+      }
+      for (let minute = hour; minute < hour + HOUR_MS && minute <= to; minute += MINUTE_MS) {
+        if (minute + MINUTE_MS - 1 < from) continue;
+        count += await items.countDocuments({
+          projectId,
+          minute: minuteOf(minute),
+          ...typeFilter,
+          at: { $gte: fromIso, $lte: toIso },
+        });
+      }
+    }
+  }
+  return count;
+}

@@ -1,0 +1,146 @@
+/**
+ * What one integration event means for the activity feed (API reference, "System events and
+ * activity"). Pure: the projection carries the decision out.
+ *
+ * | event (stream category)            | activity                                           |
+ * |------------------------------------|----------------------------------------------------|
+ * | EventTracked (`trackedEvent`)      | `event.triggered` `{name, data}`                   |
+ * | EmailQueued (`email`)              | `email.sent` `{subject, templateId?}`: accepted    |
+ * | EmailSent (`email`)                | `email.delivered`: the receiving server took it    |
+ * | EmailFailed (`email`)              | `email.bounced` `{error}`: rejected or retries out |
+ * | ContactSubscribed (`contact`)      | `contact.subscribed`                               |
+ * | ContactUnsubscribed (`contact`)    | `contact.unsubscribed`                             |
+ * | ContactDeleted (`contact`)         | the contact's items are removed                    |
+ *
+ * Events without a project, events whose data was erased (crypto-shredding) and every other type
+ * add nothing; ContactDeleted is acted on even when erased, since it needs no data.
+ */
+import {
+  CONTACT_STREAM_CATEGORY,
+  type ContactStreamEvents,
+  EMAIL_STREAM_CATEGORY,
+  type EmailStreamEvents,
+  entityIdOf,
+  TRACKED_EVENT_STREAM_CATEGORY,
+  type TrackedEventStreamEvents,
+} from '@stamp/contracts';
+import { type RecordedEvent, streamCategory } from '@stamp/platform';
+
+import type { ActivityType } from './items.ts';
+
+/** A new feed item, complete. */
+export interface NewActivityItem {
+  /** Id of the source event. */
+  id: string;
+  projectId: string;
+  type: ActivityType;
+  contactId: string;
+  emailId?: string;
+  /** ISO 8601 time of the source event. */
+  at: string;
+  data: Record<string, unknown>;
+}
+
+/** The decision of {@link decideActivity}. */
+export type ActivityChange =
+  | { kind: 'none' }
+  | { kind: 'add'; item: NewActivityItem }
+  /**
+   * An outcome of an email: an item of `type` joined with the email's `email.sent` item (its
+   * contact, subject and template); dropped when that item does not exist (deleted contact).
+   */
+  | {
+      kind: 'outcome';
+      id: string;
+      projectId: string;
+      type: ActivityType;
+      emailId: string;
+      at: string;
+      data: Record<string, unknown>;
+    }
+  | { kind: 'forgetContact'; projectId: string; contactId: string };
+
+const NONE: ActivityChange = { kind: 'none' };
+
+/** Text shaped like an email address (`local@domain`), in an SMTP reply for example. */
+const ADDRESS = /[^\s<>()[\]@,;:"']+@[^\s<>()[\]@,;:"']+/g;
+
+/**
+ * `text` with every email address replaced by `[address]`: SMTP replies often quote the
+ * recipient, and the feed stores no addresses.
+ */
+export const maskAddresses = (text: string): string => text.replace(ADDRESS, '[address]');
+
+type Typed<Events> = {
+  [Type in keyof Events]: { type: Type; data: Events[Type] };
+}[keyof Events];
+
+/** Decides the feed change of one recorded event. */
+export function decideActivity(event: RecordedEvent): ActivityChange {
+  const projectId = event.metadata.projectId;
+  if (projectId === undefined || projectId === '') return NONE;
+  const category = streamCategory(event.streamId);
+  const base = { id: event.id, projectId, at: event.createdAt };
+
+  if (category === CONTACT_STREAM_CATEGORY) {
+    const contactId = entityIdOf(event.streamId);
+    const typed = event as unknown as Typed<ContactStreamEvents>;
+    if (typed.type === 'ContactDeleted') return { kind: 'forgetContact', projectId, contactId };
+    if (event.erased === true) return NONE;
+    if (typed.type === 'ContactSubscribed' || typed.type === 'ContactUnsubscribed') {
+      const type =
+        typed.type === 'ContactSubscribed' ? 'contact.subscribed' : 'contact.unsubscribed';
+      return { kind: 'add', item: { ...base, type, contactId, data: {} } };
+    }
+    return NONE;
+  }
+  if (event.erased === true) return NONE;
+
+  if (category === TRACKED_EVENT_STREAM_CATEGORY) {
+    const typed = event as unknown as Typed<TrackedEventStreamEvents>;
+    if (typed.type !== 'EventTracked') return NONE;
+    const { name, contactId, data } = typed.data;
+    return {
+      kind: 'add',
+      item: {
+        ...base,
+        type: 'event.triggered',
+        contactId,
+        data: { name, data: { ...data } },
+      },
+    };
+  }
+
+  if (category === EMAIL_STREAM_CATEGORY) {
+    const emailId = entityIdOf(event.streamId);
+    const typed = event as unknown as Typed<EmailStreamEvents>;
+    switch (typed.type) {
+      case 'EmailQueued': {
+        const { contactId, subject, templateId } = typed.data;
+        return {
+          kind: 'add',
+          item: {
+            ...base,
+            type: 'email.sent',
+            contactId,
+            emailId,
+            data: { subject, ...(templateId === undefined ? {} : { templateId }) },
+          },
+        };
+      }
+      case 'EmailSent':
+        return { kind: 'outcome', ...base, type: 'email.delivered', emailId, data: {} };
+      case 'EmailFailed':
+        return {
+          kind: 'outcome',
+          ...base,
+          type: 'email.bounced',
+          emailId,
+          data: { error: maskAddresses(typed.data.error) },
+        };
+      default:
+        return NONE;
+    }
+  }
+  return NONE;
+}
