@@ -6,6 +6,7 @@ import type { AnyObject } from 'mingo/types';
 
 import { transaction } from '../sqlite/database.ts';
 import { compileFilter, compileSort, UnsortableError } from './simple-filter.ts';
+import { applySimpleUpdate } from './simple-update.ts';
 import {
   type BulkOperation,
   DuplicateKeyError,
@@ -376,10 +377,10 @@ class SqliteViewCollection implements ViewCollection {
     let modifiedCount = 0;
     for (const target of selected) {
       const next = structuredClone(target);
-      const changed = applyUpdate(next, modifier as AnyObject, [], undefined, {
-        cloneMode: 'deep',
-      });
-      if (changed.length > 0) {
+      const changed =
+        applySimpleUpdate(next, modifier) ??
+        applyUpdate(next, modifier as AnyObject, [], undefined, { cloneMode: 'deep' }).length > 0;
+      if (changed) {
         this.put(next, target);
         modifiedCount += 1;
       }
@@ -393,15 +394,10 @@ class SqliteViewCollection implements ViewCollection {
         created[field] = value;
       }
     }
-    applyUpdate(
-      created,
-      { ...modifier, $set: { ...modifier.$set, ...$setOnInsert } },
-      [],
-      undefined,
-      {
-        cloneMode: 'deep',
-      },
-    );
+    const insert = { ...modifier, $set: { ...modifier.$set, ...$setOnInsert } };
+    if (applySimpleUpdate(created, insert) === undefined) {
+      applyUpdate(created, insert as AnyObject, [], undefined, { cloneMode: 'deep' });
+    }
     if (typeof created._id !== 'string') {
       throw new Error(`upsert into ${this.name} needs a string _id in the filter or update`);
     }
