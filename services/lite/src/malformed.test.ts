@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Stamp } from './app.ts';
 import { call, startTestStamp, TEST_KEYS } from './testing.ts';
 
-/** Every route of the send/track/verify slice that takes input, with its method. */
+/** Every route that takes input, with its method. */
 const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/v1/send' },
   { method: 'POST', path: '/v1/track' },
@@ -14,11 +14,23 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/contacts/:id' },
   { method: 'PATCH', path: '/contacts/:id' },
   { method: 'DELETE', path: '/contacts/:id' },
+  { method: 'POST', path: '/contacts/lookup' },
+  { method: 'GET', path: '/contacts/fields' },
+  { method: 'GET', path: '/contacts/fields/:id/values' },
+  { method: 'GET', path: '/contacts/fields/:id/usage' },
+  { method: 'DELETE', path: '/contacts/fields/:id' },
   { method: 'POST', path: '/templates' },
   { method: 'GET', path: '/templates' },
   { method: 'GET', path: '/templates/:id' },
   { method: 'PATCH', path: '/templates/:id' },
   { method: 'DELETE', path: '/templates/:id' },
+  { method: 'POST', path: '/templates/:id/duplicate' },
+  { method: 'GET', path: '/templates/:id/usage' },
+  { method: 'GET', path: '/activity' },
+  { method: 'GET', path: '/activity/stats' },
+  { method: 'GET', path: '/activity/recent-count' },
+  { method: 'GET', path: '/activity/types' },
+  { method: 'GET', path: '/activity/upcoming' },
   { method: 'POST', path: '/domains' },
   { method: 'GET', path: '/domains/:id/verify' },
   { method: 'GET', path: '/domains/project/:id' },

@@ -14,6 +14,7 @@ import { emailStream, type EmailEvent } from '../delivery/events.ts';
 import { findTemplate } from '../templates/api.ts';
 import { assertSenderAllowed } from '../templates/commands.ts';
 import {
+  describeSyntaxError,
   parseTemplate,
   renderTemplate,
   templateScope,
@@ -90,7 +91,7 @@ function parseLiquid(source: string, kind: 'html' | 'text', field: string): Temp
   } catch (error) {
     if (!(error instanceof TemplateSyntaxError)) throw error;
     throw validationError([
-      { field, message: `Invalid template: ${error.message}`, code: 'invalid_template' },
+      { field, message: describeSyntaxError(error), code: 'invalid_template' },
     ]);
   }
 }
