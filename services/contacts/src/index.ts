@@ -19,6 +19,8 @@ import {
   eraseDeletedContact,
   projectContactEvent,
 } from './contacts/projection.ts';
+import { createTrackedEvents } from './events/index.ts';
+import { CONTACT_JOBS_VIEW, CONTACT_JOBS_VIEW_GROUP, createContactJobs } from './jobs/index.ts';
 import { subscriptionRouter } from './subscription/api.ts';
 import { trackRouter } from './track/api.ts';
 import { createVerifyRouter } from './verify/api.ts';
@@ -50,7 +52,8 @@ export interface ContactsServiceDeps extends ServiceDeps {
  * ContactsApi used by sending; `publicRouter` serves the subscription pages of the signed links
  * in emails without an API key; `start()` creates the view indexes and starts the
  * `contacts-view` consumer (topic `contact`); `projections()` returns it for read-your-writes.
- * Tracked events stay in the event log (streams `trackedEvent-<id>`).
+ * Tracked events (streams `trackedEvent-<id>`) are read and deleted through the /events routes of
+ * `createTrackedEvents`, whose `tracked-events-view` consumer is among `projections()`.
  */
 export function createContactsService(
   deps: ContactsServiceDeps,
@@ -64,10 +67,15 @@ export function createContactsService(
     upsertRecipient: (input) => commands.upsertRecipient(input),
   };
   const router = Router();
+  const jobs = createContactJobs({ ...deps, commands });
+  // Before the contacts router: /contacts/import and /contacts/bulk-* are not contact ids.
+  router.use(jobs.router);
   // Before the contacts router: /contacts/fields is not a contact id.
   router.use(fieldsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(contactsRouter({ commands, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(trackRouter({ commands, awaitViews: deps.awaitViews }));
+  const trackedEvents = createTrackedEvents(deps);
+  router.use(trackedEvents.router);
   router.use(createVerifyRouter({ resolver: deps.resolver }));
   const publicRouter = subscriptionRouter({
     commands,
@@ -82,12 +90,17 @@ export function createContactsService(
 
   return {
     name: 'contacts',
-    views: [{ groupId: CONTACTS_VIEW_GROUP, collections: [CONTACTS_VIEW, CONTACT_FIELDS_VIEW] }],
+    views: [
+      { groupId: CONTACTS_VIEW_GROUP, collections: [CONTACTS_VIEW, CONTACT_FIELDS_VIEW] },
+      { groupId: CONTACT_JOBS_VIEW_GROUP, collections: [CONTACT_JOBS_VIEW] },
+      ...trackedEvents.views,
+    ],
     router,
     publicRouter,
     api,
     async start() {
       if (consumers.length > 0) return;
+      await trackedEvents.start();
       await createContactIndexes(deps.views);
       await createContactFieldIndexes(deps.views);
       consumers = [
@@ -104,12 +117,15 @@ export function createContactsService(
           concurrency: 16,
         }),
       ];
+      await jobs.start();
     },
     async stop() {
+      await jobs.stop();
       const running = consumers;
       consumers = [];
       await Promise.all(running.map((consumer) => consumer.stop()));
+      await trackedEvents.stop();
     },
-    projections: () => consumers,
+    projections: () => [...consumers, ...trackedEvents.projections(), ...jobs.projections()],
   };
 }
