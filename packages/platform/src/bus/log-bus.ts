@@ -169,6 +169,9 @@ class LogConsumer implements Consumer {
       const batch = events.filter((event) => event.position <= head);
       if (batch.length > 0) await this.handleBatch(batch);
       if (this.stopped) break;
+      // The embedded adapters answer without I/O: yield to timers and sockets between batches,
+      // or a backlog would hold the event loop (HTTP, checkpoint saves, view flushes) until done.
+      if (batch.length === batchSize) await new Promise((resolve) => setImmediate(resolve));
       if (batch.length < batchSize && !this.dirty) {
         this.advance(head);
         this.idle = true;

@@ -39,6 +39,9 @@ interface Written {
   keys: [string, SubjectKey][];
 }
 
+/** Sealed events kept opened in memory (see `opened`). */
+const OPENED_CACHE_SIZE = 8192;
+
 /** Delay before the write-ahead log is truncated after an erasure, ms. */
 const ERASURE_CHECKPOINT_MS = 1000;
 
@@ -55,6 +58,11 @@ const ERASURE_CHECKPOINT_MS = 1000;
 export class SqliteEventStore implements EventStore {
   private readonly db: DatabaseSync;
   private readonly keys: SubjectKeys;
+  /**
+   * Recently opened sealed data by position: several consumer groups read the same new events
+   * one after another, and each would otherwise decrypt them again.
+   */
+  private readonly opened = new Map<number, { subjectId: string; json: string }>();
   private checkpointTimer: NodeJS.Timeout | undefined;
   private readonly emitter = new EventEmitter();
   private readonly byCategories = new Map<string, StatementSync>();
@@ -122,9 +130,20 @@ export class SqliteEventStore implements EventStore {
     let data = JSON.parse(row.data) as unknown;
     let erased = false;
     if (metadata.subjectId !== undefined) {
-      const key = data === null ? 'erased' : this.keys.find(metadata.subjectId);
-      if (key instanceof Buffer) data = JSON.parse(openWith(key, data as string)) as unknown;
-      else {
+      const subjectId = metadata.subjectId;
+      const key = data === null ? null : this.keys.find(subjectId);
+      if (key !== null && key !== 'erased') {
+        let opened = this.opened.get(row.position);
+        if (opened === undefined) {
+          opened = { subjectId, json: openWith(key, data as string) };
+          if (this.opened.size >= OPENED_CACHE_SIZE) {
+            const oldest = this.opened.keys().next();
+            if (oldest.done !== true) this.opened.delete(oldest.value);
+          }
+          this.opened.set(row.position, opened);
+        }
+        data = JSON.parse(opened.json) as unknown;
+      } else {
         data = {};
         erased = true;
       }
@@ -293,6 +312,9 @@ export class SqliteEventStore implements EventStore {
 
   eraseSubject(subjectId: string): Promise<void> {
     this.keys.erase(subjectId);
+    for (const [position, opened] of this.opened) {
+      if (opened.subjectId === subjectId) this.opened.delete(position);
+    }
     this.scheduleCheckpoint();
     return Promise.resolve();
   }

@@ -4,7 +4,13 @@
  * 32-byte key of that subject; erasing the subject destroys the key, leaving a tombstone so the
  * key is never created again. Table `subject_keys (subject_id, key)`, `key` NULL = erased.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createSecretKey,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 const IV_BYTES = 12;
@@ -13,10 +19,10 @@ const TAG_BYTES = 16;
 const CACHE_SIZE = 100_000;
 
 /** A subject's key, or `erased` once the subject was erased. */
-export type SubjectKey = Buffer | 'erased';
+export type SubjectKey = KeyObject | 'erased';
 
 /** Seals `plaintext` (UTF-8) as base64 of `iv ‖ tag ‖ ciphertext`. */
-export function sealWith(key: Buffer, plaintext: string): string {
+export function sealWith(key: KeyObject, plaintext: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
@@ -27,7 +33,7 @@ export function sealWith(key: Buffer, plaintext: string): string {
  * Opens a value of {@link sealWith}.
  * @throws Error when the value was not sealed with `key` or was altered (GCM tag mismatch).
  */
-export function openWith(key: Buffer, sealed: string): string {
+export function openWith(key: KeyObject, sealed: string): string {
   const bytes = Buffer.from(sealed, 'base64');
   const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
@@ -38,7 +44,7 @@ export function openWith(key: Buffer, sealed: string): string {
 }
 
 /**
- * The subject keys on the store's SQLite database. Keys created inside an append's transaction
+ * The subject keys on the store's SQLite database. Keys are held as KeyObjects (no key import per seal or open). Keys created inside an append's transaction
  * enter the cache only through {@link remember}, after the commit, so a rolled-back append
  * never leaves a cached key that is not on disk.
  */
@@ -63,7 +69,7 @@ export class SubjectKeys {
     if (cached !== undefined) return cached;
     const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
     if (row === undefined) return null;
-    const key: SubjectKey = row.key === null ? 'erased' : Buffer.from(row.key);
+    const key: SubjectKey = row.key === null ? 'erased' : createSecretKey(row.key);
     this.remember(subjectId, key);
     return key;
   }
@@ -73,10 +79,10 @@ export class SubjectKeys {
     const cached = this.cache.get(subjectId);
     if (cached !== undefined) return cached;
     const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
-    if (row !== undefined) return row.key === null ? 'erased' : Buffer.from(row.key);
+    if (row !== undefined) return row.key === null ? 'erased' : createSecretKey(row.key);
     const key = randomBytes(32);
     this.statements.insert.run(subjectId, key);
-    return key;
+    return createSecretKey(key);
   }
 
   /** Caches a key known to be committed. */

@@ -12,9 +12,10 @@ const isScalar = (value: unknown): value is Scalar =>
 /** Marks a path that crosses or ends on an array, where MongoDB's array rules apply. */
 const ARRAY = Symbol('array');
 
-function fieldValue(document: unknown, path: string): unknown {
+/** Value at a path split into its parts; {@link ARRAY} when the path crosses an array. */
+function valueAt(document: unknown, parts: readonly string[]): unknown {
   let current: unknown = document;
-  for (const part of path.split('.')) {
+  for (const part of parts) {
     if (Array.isArray(current)) return ARRAY;
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[part];
@@ -86,18 +87,18 @@ function condition(expected: unknown): Test | undefined {
  * by id and by key, revision guards).
  */
 export function compileFilter(filter: Filter): (document: unknown) => boolean {
-  const tests: [string, Test][] = [];
+  const tests: [string[], Test][] = [];
   for (const [path, expected] of Object.entries(filter)) {
     const test = path.startsWith('$') ? undefined : condition(expected);
     if (test === undefined) {
       const query = new Query(filter, {});
       return (document) => query.test(document as AnyObject);
     }
-    tests.push([path, test]);
+    tests.push([path.split('.'), test]);
   }
   return (document) => {
-    for (const [path, test] of tests) {
-      const value = fieldValue(document, path);
+    for (const [parts, test] of tests) {
+      const value = valueAt(document, parts);
       if (value === ARRAY) return new Query(filter, {}).test(document as AnyObject);
       if (!test(value)) return false;
     }
@@ -120,11 +121,13 @@ function typeRank(value: unknown): number | undefined {
  * caller can fall back to a general sort. Order as MongoDB: by BSON type, then by value.
  */
 export function compileSort(sort: Record<string, 1 | -1>): (a: unknown, b: unknown) => number {
-  const keys = Object.entries(sort);
+  const keys = Object.entries(sort).map(
+    ([path, direction]) => [path.split('.'), direction] as const,
+  );
   return (a, b) => {
-    for (const [path, direction] of keys) {
-      const left = fieldValue(a, path);
-      const right = fieldValue(b, path);
+    for (const [parts, direction] of keys) {
+      const left = valueAt(a, parts);
+      const right = valueAt(b, parts);
       const leftRank = typeRank(left);
       const rightRank = typeRank(right);
       if (leftRank === undefined || rightRank === undefined) throw new UnsortableError();

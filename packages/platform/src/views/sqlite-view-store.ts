@@ -182,6 +182,18 @@ class SqliteViewCollection implements ViewCollection {
   private readonly name: string;
   private readonly store: SqliteViewStore;
   private readonly documents = new Map<string, ViewDocument>();
+  /**
+   * Documents in ascending `_id` order, built on the first `_id`-sorted page and kept current
+   * (ids are time-ordered, so new documents are mostly appended; a replaced document takes its
+   * predecessor's slot); a removed document leaves a null until the next rebuild. Undefined =
+   * to be built.
+   */
+  private ordered: (ViewDocument | null)[] | undefined;
+  private removedSinceOrder = 0;
+  /** Changes with every write; keys the count cache. */
+  private version = 0;
+  /** Last count of a filter, valid while `version` is unchanged. */
+  private lastCount: { key: string; version: number; count: number } | undefined;
   private readonly indexes: HashIndex[] = [];
 
   constructor(name: string, store: SqliteViewStore) {
@@ -195,6 +207,8 @@ class SqliteViewCollection implements ViewCollection {
 
   clear(): void {
     this.documents.clear();
+    this.ordered = undefined;
+    this.version += 1;
     for (const index of this.indexes) index.clear();
   }
 
@@ -263,13 +277,97 @@ class SqliteViewCollection implements ViewCollection {
     if (previous !== undefined) this.unindex(previous);
     this.documents.set(document._id, document);
     this.index(document);
+    this.version += 1;
+    if (this.ordered !== undefined) this.place(document._id, document);
     this.store.stage(this.name, document._id, document);
+  }
+
+  /** Index in {@link ordered} of the first slot whose id is not below `id`. */
+  private slotOf(id: string): number {
+    const ordered = this.ordered ?? [];
+    let low = 0;
+    let high = ordered.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const held = ordered[middle];
+      // A null slot keeps its place: compare with the nearest document before it.
+      let probe = middle;
+      let probed = held;
+      while (probed === null && probe > low) probed = ordered[--probe];
+      if (probed !== null && probed !== undefined && probed._id < id) low = middle + 1;
+      else if (probed === null || probed === undefined) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /** Puts `document` (or null, for a removal) in its slot of {@link ordered}. */
+  private place(id: string, document: ViewDocument | null): void {
+    const ordered = this.ordered ?? [];
+    const last = ordered[ordered.length - 1];
+    if (document !== null && (last === undefined || (last !== null && id > last._id))) {
+      ordered.push(document);
+      return;
+    }
+    const slot = this.slotOf(id);
+    if (ordered[slot]?._id === id) ordered[slot] = document;
+    else if (document !== null) ordered.splice(slot, 0, document);
+    else this.ordered = undefined;
   }
 
   private remove(document: ViewDocument): void {
     this.unindex(document);
     this.documents.delete(document._id);
+    this.version += 1;
+    this.removedSinceOrder += 1;
+    if (this.ordered !== undefined) this.place(document._id, null);
     this.store.stage(this.name, document._id, null);
+  }
+
+  /** {@link ordered}, built (or compacted after many removals) when needed. */
+  private ascending(): (ViewDocument | null)[] {
+    if (this.ordered === undefined || this.removedSinceOrder * 10 > this.documents.size) {
+      this.ordered = [...this.documents.values()].sort((a, b) =>
+        a._id < b._id ? -1 : a._id > b._id ? 1 : 0,
+      );
+      this.removedSinceOrder = 0;
+    }
+    return this.ordered;
+  }
+
+  /**
+   * A page in `_id` order: walks the ordered ids from the start (1) or the end (-1), from the
+   * bound of an `_id: {$lt | $gt}` condition when the walk can begin there, testing each
+   * document until `count` match. Costs the documents walked, not the collection.
+   */
+  private walkById(filter: Filter, direction: 1 | -1, count: number): ViewDocument[] {
+    const ordered = this.ascending();
+    const test = compileFilter(filter);
+    const bound = filter._id as { $lt?: unknown; $gt?: unknown } | undefined;
+    let index = direction === 1 ? 0 : ordered.length - 1;
+    const limit = direction === 1 ? bound?.$gt : bound?.$lt;
+    const bounded = typeof limit === 'string';
+    if (bounded) {
+      const slot = this.slotOf(limit);
+      index = direction === 1 ? slot : slot - 1;
+    }
+    // A first page (no bound) is usually followed by a count of the same filter: when no index
+    // answers that count, walking on to the end counts the matches in the same pass.
+    const countAll = !bounded && this.indexCount(filter) === undefined;
+    const found: ViewDocument[] = [];
+    let matched = 0;
+    for (; index >= 0 && index < ordered.length; index += direction) {
+      const document = ordered[index];
+      if (document === null || document === undefined || !test(document)) continue;
+      matched += 1;
+      if (found.length < count) found.push(document);
+      else if (!countAll) break;
+    }
+    if (countAll) {
+      // The walk saw every document: it counted the filter's matches on the way.
+      this.lastCount = { key: JSON.stringify(filter), version: this.version, count: matched };
+    }
+    return found;
   }
 
   findOne(filter: Filter): Promise<ViewDocument | null> {
@@ -310,6 +408,12 @@ class SqliteViewCollection implements ViewCollection {
 
   find(filter: Filter, options: FindOptions = {}): Promise<ViewDocument[]> {
     const start = options.skip ?? 0;
+    const sortKeys = options.sort === undefined ? [] : Object.keys(options.sort);
+    if (sortKeys.length === 1 && sortKeys[0] === '_id' && options.limit !== undefined) {
+      const direction = options.sort?._id ?? 1;
+      const page = this.walkById(filter, direction, start + options.limit);
+      return Promise.resolve(page.slice(start).map((document) => structuredClone(document)));
+    }
     if (options.sort !== undefined && options.limit !== undefined && options.limit > 0) {
       try {
         const first = this.selectFirst(filter, compileSort(options.sort), start + options.limit);
@@ -335,16 +439,32 @@ class SqliteViewCollection implements ViewCollection {
   }
 
   countDocuments(filter: Filter): Promise<number> {
+    const key = JSON.stringify(filter);
+    if (this.lastCount?.key === key && this.lastCount.version === this.version) {
+      return Promise.resolve(this.lastCount.count);
+    }
+    return this.countSync(filter).then((count) => {
+      this.lastCount = { key, version: this.version, count };
+      return count;
+    });
+  }
+
+  /** The number of documents matching `filter` when an index answers it, else undefined. */
+  private indexCount(filter: Filter): number | undefined {
     const fields = Object.keys(filter);
-    if (fields.length === 0) return Promise.resolve(this.documents.size);
+    if (fields.length === 0) return this.documents.size;
     // Equality on exactly the fields of an index: the index holds the answer.
     for (const index of this.indexes) {
       if (index.fields.length !== fields.length) continue;
       if (!index.fields.every((field) => scalar(filter[field]))) continue;
-      return Promise.resolve(
-        sizeOf(index.get(JSON.stringify(index.fields.map((field) => filter[field])))),
-      );
+      return sizeOf(index.get(JSON.stringify(index.fields.map((field) => filter[field]))));
     }
+    return undefined;
+  }
+
+  private countSync(filter: Filter): Promise<number> {
+    const counted = this.indexCount(filter);
+    if (counted !== undefined) return Promise.resolve(counted);
     return Promise.resolve(this.matching(filter).length);
   }
 
