@@ -139,6 +139,8 @@ describe('contact jobs API', () => {
     expect(await contactByEmail(api, 'bad@example.io')).toBeUndefined();
     const events = await harness.platform.store.readStream(`contact-${created?.id ?? ''}`);
     expect(events[0]?.metadata).toMatchObject({ projectId: 'project-a', correlationId: job.id });
+    // The uploaded rows (personal data) left the log with the end of the job.
+    expect(await harness.platform.store.readStream(importRowsStreamId(job.id))).toEqual([]);
   });
 
   it('refuses bad uploads: 400 not multipart, 422 no file or bad header, 413 over 5 MB', async () => {

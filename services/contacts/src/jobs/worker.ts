@@ -26,6 +26,7 @@ import {
   BULK_KINDS,
   evolve,
   IMPORT_ROWS_CATEGORY,
+  importRowsStreamId,
   type ImportRow,
   initialJob,
   JOB_CATEGORY,
@@ -426,6 +427,10 @@ export class ContactJobWorker {
             events: events.map((event) => ({ type: event.type, data: event.data, metadata })),
           },
         ]);
+        if (state.status === 'COMPLETED' || state.status === 'FAILED') {
+          // The uploaded rows are personal data: once the job has ended they leave the log.
+          await this.deps.store.deleteStream(importRowsStreamId(jobId));
+        }
         const loaded = {
           state,
           revision: result.revisions[streamId] ?? job.revision + events.length,
