@@ -1,5 +1,5 @@
 /**
- * View rebuild (architecture brief, "Idempotent projections": any view can be dropped and rebuilt
+ * View rebuild (architecture brief, "Idempotent projections": every view can be dropped and rebuilt
  * from the log, and a command exists for that): `./pnpmw stamp views:rebuild`.
  */
 import { type Logger, openEmbeddedPlatform } from '@stamp/platform';
