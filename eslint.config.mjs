@@ -9,6 +9,8 @@ export default tseslint.config(
       '.tools/**',
       '.data/**',
       'coverage/**',
+      '**/target/**',
+      '.engines/**',
       'eslint.config.mjs',
       'jest.config.cjs',
     ],

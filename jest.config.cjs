@@ -1,7 +1,7 @@
 /** Jest: TypeScript through SWC, tests beside the code (*.test.ts). */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/packages', '<rootDir>/services'],
+  roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/deploy'],
   testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.ts$': [
