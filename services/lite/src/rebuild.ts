@@ -42,7 +42,7 @@ export async function rebuildViews(config: StampConfig, logger: Logger): Promise
     const started = performance.now();
     for (const projection of projections) {
       for (const collection of projection.collections) await platform.views.drop(collection);
-      platform.checkpoints.reset(projection.groupId);
+      await platform.checkpoints.reset(projection.groupId);
     }
     const head = await platform.store.headPosition();
     for (const module of modules) await module.start();

@@ -3,10 +3,10 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 /** Durable checkpoints of consumer groups: the last log position a group has fully handled. */
 export interface CheckpointStore {
   /** The stored position, 0 when the group has none. */
-  load(groupId: string): number;
-  save(groupId: string, position: number): void;
+  load(groupId: string): Promise<number>;
+  save(groupId: string, position: number): Promise<void>;
   /** Forgets a group's checkpoint, so the group reads the log from the start again. */
-  reset(groupId: string): void;
+  reset(groupId: string): Promise<void>;
 }
 
 /** {@link CheckpointStore} in the embedded SQLite database. */
@@ -24,16 +24,18 @@ export class SqliteCheckpointStore implements CheckpointStore {
     this.resetStatement = db.prepare('DELETE FROM checkpoints WHERE group_id = ?');
   }
 
-  load(groupId: string): number {
+  load(groupId: string): Promise<number> {
     const row = this.loadStatement.get(groupId) as { position: number } | undefined;
-    return row?.position ?? 0;
+    return Promise.resolve(row?.position ?? 0);
   }
 
-  save(groupId: string, position: number): void {
+  save(groupId: string, position: number): Promise<void> {
     this.saveStatement.run(groupId, position);
+    return Promise.resolve();
   }
 
-  reset(groupId: string): void {
+  reset(groupId: string): Promise<void> {
     this.resetStatement.run(groupId);
+    return Promise.resolve();
   }
 }

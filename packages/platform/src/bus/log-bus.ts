@@ -48,6 +48,9 @@ class LogConsumer implements Consumer {
   /** Position handled in memory; `saved` is what the checkpoint store holds. */
   private checkpoint: number;
   private saved: number;
+  /** Set once the stored checkpoint was loaded; nothing is saved before. */
+  private loaded = false;
+  private saving: Promise<void> = Promise.resolve();
   private saveTimer: NodeJS.Timeout | undefined;
   private lastSaveAt = 0;
   private stopped = false;
@@ -65,8 +68,8 @@ class LogConsumer implements Consumer {
     this.options = options;
     this.groupId = options.groupId;
     this.topics = new Set(options.topics);
-    this.checkpoint = bus.checkpoints.load(options.groupId);
-    this.saved = this.checkpoint;
+    this.checkpoint = 0;
+    this.saved = 0;
     this.unsubscribe = bus.store.onAppend((notice) => {
       this.onAppend(notice);
     });
@@ -103,6 +106,7 @@ class LogConsumer implements Consumer {
     await this.loop;
     clearTimeout(this.saveTimer);
     this.save();
+    await this.saving;
     for (const waiter of this.waiters) waiter.resolve(this.checkpoint >= waiter.position);
   }
 
@@ -129,7 +133,7 @@ class LogConsumer implements Consumer {
   }
 
   private advance(position: number): void {
-    if (position <= this.checkpoint) return;
+    if (!this.loaded || position <= this.checkpoint) return;
     this.checkpoint = position;
     for (const waiter of this.waiters) {
       if (position >= waiter.position) waiter.resolve(true);
@@ -147,17 +151,30 @@ class LogConsumer implements Consumer {
     }, delay);
   }
 
+  /** Writes the checkpoint; writes are chained, so they land in order. */
   private save(): void {
-    if (this.saved === this.checkpoint) return;
+    if (!this.loaded || this.saved === this.checkpoint) return;
     this.bus.beforeCheckpoint?.();
-    this.bus.checkpoints.save(this.groupId, this.checkpoint);
-    this.saved = this.checkpoint;
+    const position = this.checkpoint;
+    this.saved = position;
     this.lastSaveAt = Date.now();
+    this.saving = this.saving
+      .then(() => this.bus.checkpoints.save(this.groupId, position))
+      .catch((error: unknown) => {
+        this.saved = -1;
+        this.bus.logger.error({ err: error, groupId: this.groupId }, 'checkpoint not saved');
+      });
   }
 
   private async run(): Promise<void> {
     const { store, pollMs = 250 } = this.bus;
     const batchSize = this.options.batchSize ?? 256;
+    this.checkpoint = await this.bus.checkpoints.load(this.groupId);
+    this.saved = this.checkpoint;
+    this.loaded = true;
+    for (const waiter of this.waiters) {
+      if (this.checkpoint >= waiter.position) waiter.resolve(true);
+    }
     while (!this.stopped) {
       this.dirty = false;
       const head = await store.headPosition();

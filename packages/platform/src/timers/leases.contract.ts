@@ -24,42 +24,42 @@ export function leaseStoreContract(
       await close?.();
     });
 
-    it('grants a lease to one holder at a time', () => {
-      expect(leases.acquire('relay', 'a', 10_000)).toBe(true);
-      expect(leases.acquire('relay', 'b', 10_000)).toBe(false);
-      expect(leases.acquire('relay', 'c', 10_000)).toBe(false);
+    it('grants a lease to one holder at a time', async () => {
+      expect(await leases.acquire('relay', 'a', 10_000)).toBe(true);
+      expect(await leases.acquire('relay', 'b', 10_000)).toBe(false);
+      expect(await leases.acquire('relay', 'c', 10_000)).toBe(false);
       // Leases of other names are independent.
-      expect(leases.acquire('timer-scheduler', 'b', 10_000)).toBe(true);
-      expect(leases.acquire('timer-scheduler', 'a', 10_000)).toBe(false);
+      expect(await leases.acquire('timer-scheduler', 'b', 10_000)).toBe(true);
+      expect(await leases.acquire('timer-scheduler', 'a', 10_000)).toBe(false);
     });
 
     it('lets the holder renew, which extends the lease', async () => {
-      expect(leases.acquire('relay', 'a', 200)).toBe(true);
+      expect(await leases.acquire('relay', 'a', 200)).toBe(true);
       await sleep(120);
-      expect(leases.acquire('relay', 'a', 200)).toBe(true);
+      expect(await leases.acquire('relay', 'a', 200)).toBe(true);
       await sleep(120);
       // Past the first acquire's ttl, within the renewal's: the lease is still held.
-      expect(leases.acquire('relay', 'b', 200)).toBe(false);
+      expect(await leases.acquire('relay', 'b', 200)).toBe(false);
     });
 
     it('hands an expired lease over to another owner, and not back', async () => {
-      expect(leases.acquire('relay', 'a', 30)).toBe(true);
-      expect(leases.acquire('relay', 'b', 30)).toBe(false);
+      expect(await leases.acquire('relay', 'a', 30)).toBe(true);
+      expect(await leases.acquire('relay', 'b', 30)).toBe(false);
       await sleep(50);
-      expect(leases.acquire('relay', 'b', 10_000)).toBe(true);
-      expect(leases.acquire('relay', 'a', 10_000)).toBe(false);
+      expect(await leases.acquire('relay', 'b', 10_000)).toBe(true);
+      expect(await leases.acquire('relay', 'a', 10_000)).toBe(false);
     });
 
-    it('frees a released lease at once; only the holder can release it', () => {
-      expect(leases.acquire('relay', 'a', 10_000)).toBe(true);
-      leases.release('relay', 'b');
-      expect(leases.acquire('relay', 'b', 10_000)).toBe(false);
-      leases.release('relay', 'a');
-      expect(leases.acquire('relay', 'b', 10_000)).toBe(true);
-      expect(leases.acquire('relay', 'a', 10_000)).toBe(false);
+    it('frees a released lease at once; only the holder can release it', async () => {
+      expect(await leases.acquire('relay', 'a', 10_000)).toBe(true);
+      await leases.release('relay', 'b');
+      expect(await leases.acquire('relay', 'b', 10_000)).toBe(false);
+      await leases.release('relay', 'a');
+      expect(await leases.acquire('relay', 'b', 10_000)).toBe(true);
+      expect(await leases.acquire('relay', 'a', 10_000)).toBe(false);
       // Releasing a lease nobody holds is harmless.
-      leases.release('nothing', 'a');
-      expect(leases.acquire('nothing', 'a', 10_000)).toBe(true);
+      await leases.release('nothing', 'a');
+      expect(await leases.acquire('nothing', 'a', 10_000)).toBe(true);
     });
   });
 }

@@ -5,9 +5,10 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
  * renew. Schedulers and the relay run only while they hold their lease.
  */
 export interface LeaseStore {
-  /** Takes or renews the lease for `owner`; false while another owner holds it. */
-  acquire(name: string, owner: string, ttlMs: number): boolean;
-  release(name: string, owner: string): void;
+  /** Takes or renews the lease for `owner` for `ttlMs` (ms); false while another owner holds it. */
+  acquire(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Gives the lease up when `owner` holds it; otherwise does nothing. */
+  release(name: string, owner: string): Promise<void>;
 }
 
 /** {@link LeaseStore} in the embedded SQLite database (shared by processes on one host). */
@@ -25,11 +26,12 @@ export class SqliteLeaseStore implements LeaseStore {
     this.releaseStatement = db.prepare('DELETE FROM leases WHERE name = ? AND owner = ?');
   }
 
-  acquire(name: string, owner: string, ttlMs: number): boolean {
-    return this.acquireStatement.run(name, owner, Date.now(), ttlMs).changes > 0;
+  acquire(name: string, owner: string, ttlMs: number): Promise<boolean> {
+    return Promise.resolve(this.acquireStatement.run(name, owner, Date.now(), ttlMs).changes > 0);
   }
 
-  release(name: string, owner: string): void {
+  release(name: string, owner: string): Promise<void> {
     this.releaseStatement.run(name, owner);
+    return Promise.resolve();
   }
 }

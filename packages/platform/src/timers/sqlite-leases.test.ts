@@ -18,17 +18,17 @@ leaseStoreContract('embedded SQLite (memory)', () => {
 });
 
 describe('SqliteLeaseStore on one database file', () => {
-  it('is shared by two connections, as by two processes on one host', () => {
+  it('is shared by two connections, as by two processes on one host', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'stamp-leases-')), 'stamp.db');
     const first = openDatabase(path);
     const second = openDatabase(path);
     try {
       const one = new SqliteLeaseStore(first);
       const two = new SqliteLeaseStore(second);
-      expect(one.acquire('relay', 'process-1', 10_000)).toBe(true);
-      expect(two.acquire('relay', 'process-2', 10_000)).toBe(false);
-      one.release('relay', 'process-1');
-      expect(two.acquire('relay', 'process-2', 10_000)).toBe(true);
+      expect(await one.acquire('relay', 'process-1', 10_000)).toBe(true);
+      expect(await two.acquire('relay', 'process-2', 10_000)).toBe(false);
+      await one.release('relay', 'process-1');
+      expect(await two.acquire('relay', 'process-2', 10_000)).toBe(true);
     } finally {
       first.close();
       second.close();

@@ -63,13 +63,13 @@ export class TimerScheduler {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    this.options.leases.release('timer-scheduler', this.owner);
+    await this.options.leases.release('timer-scheduler', this.owner);
   }
 
   /** Fires every timer due at `now` (epoch ms); returns how many were fired. */
   async tick(now = Date.now()): Promise<number> {
     const { store, views, leases, logger } = this.options;
-    if (!leases.acquire('timer-scheduler', this.owner, 10_000)) return 0;
+    if (!(await leases.acquire('timer-scheduler', this.owner, 10_000))) return 0;
     const timers = views.collection<TimerDocument>(TIMERS_COLLECTION);
     const due = await timers.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit: 500 });
     for (const timer of due) {
