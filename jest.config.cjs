@@ -3,8 +3,10 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/deploy'],
   testMatch: ['**/*.test.ts'],
+  // @platformatic/kafka and its helpers ship only ES modules: compiled to CommonJS like our code.
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?@platformatic[+/])'],
   transform: {
-    '^.+\\.ts$': [
+    '^.+\\.(ts|m?js)$': [
       '@swc/jest',
       {
         jsc: { parser: { syntax: 'typescript' }, target: 'es2024' },

@@ -91,3 +91,4 @@ export * from './subscription.ts';
 
 export * from './views.ts';
 export * from './filters.ts';
+export * from './routes.ts';

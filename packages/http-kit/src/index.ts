@@ -7,3 +7,4 @@ export * from './idempotency.ts';
 export * from './rate-limit.ts';
 export * from './request-logger.ts';
 export * from './paths.ts';
+export * from './listen.ts';

@@ -19,3 +19,7 @@ export * from './views/apply-at-revision.ts';
 export * from './views/sqlite-view-store.ts';
 export * from './views/view-store.ts';
 export * from './secrets.ts';
+export * from './bus/envelope.ts';
+export * from './bus/kafka.ts';
+export * from './bus/kafka-bus.ts';
+export * from './relay/relay.ts';

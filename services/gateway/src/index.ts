@@ -1,3 +1,3 @@
 export * from './app.ts';
 export * from './auth.ts';
-export * from './listen.ts';
+export { listen, type ListeningServer } from '@stamp/http-kit';

@@ -5,7 +5,7 @@ import { createLogger, openEmbeddedPlatform, type EmbeddedPlatform } from '@stam
 import { Router } from 'express';
 
 import { createGateway, type GatewayOptions } from './app.ts';
-import { listen, type ListeningServer } from './listen.ts';
+import { listen, type ListeningServer } from '@stamp/http-kit';
 
 /** Keys of the two test projects. */
 export const TEST_KEYS = {

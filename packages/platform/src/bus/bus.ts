@@ -25,8 +25,6 @@ export interface ConsumeOptions {
 /** A running consumer of one group. */
 export interface Consumer {
   readonly groupId: string;
-  /** Log position up to which every event of the group's topics has been handled. */
-  position(): number;
   /**
    * Resolves true once {@link position} reaches `position`, false after `timeoutMs` (ms).
    * This is how the gateway waits for its own writes to reach the views.

@@ -76,10 +76,6 @@ class LogConsumer implements Consumer {
     this.loop = this.run();
   }
 
-  position(): number {
-    return this.checkpoint;
-  }
-
   waitFor(position: number, timeoutMs: number): Promise<boolean> {
     if (this.checkpoint >= position) return Promise.resolve(true);
     return new Promise((resolve) => {

@@ -1,0 +1,30 @@
+/**
+ * Which service answers which public paths: the gateway forwards a request to the service owning
+ * the first path segment(s) listed here (distributed mode); in embedded mode the same services'
+ * routers are mounted in-process in this order.
+ */
+
+/** The services that own public routes, in the gateway's mounting order. */
+export const ROUTED_SERVICES = ['accounts', 'contacts', 'domains', 'sending', 'activity'] as const;
+
+/** A service that owns public routes. */
+export type RoutedService = (typeof ROUTED_SERVICES)[number];
+
+/** Path prefixes of each service's authenticated routes (spec parts 1–6). */
+export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> = {
+  accounts: ['/users'],
+  contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
+  domains: ['/domains'],
+  sending: ['/emails', '/outbox', '/templates', '/v1/send'],
+  activity: ['/activity'],
+};
+
+/** Path prefixes answered without an API key (signed links in emails). */
+export const PUBLIC_SERVICE_ROUTES: Readonly<Partial<Record<RoutedService, readonly string[]>>> = {
+  contacts: ['/subscribe', '/unsubscribe', '/manage'],
+};
+
+/** Whether `path` is `prefix` or below it (`/contacts` owns `/contacts/1`, not `/contactsx`). */
+export function pathIsUnder(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
+}

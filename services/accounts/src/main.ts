@@ -1,0 +1,41 @@
+import type { KeysApi } from '@stamp/contracts';
+import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
+import { z } from 'zod';
+
+import { createAccountsService } from './index.ts';
+
+/** Environment of the accounts process: the platform's, the port, optional bootstrap keys. */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    STAMP_BOOTSTRAP_SECRET_KEY: z.string().optional(),
+    STAMP_BOOTSTRAP_PUBLIC_KEY: z.string().optional(),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The accounts service alone in its process (distributed mode): its routes, the key look-up the
+ * gateway calls (`POST /internal/accounts/resolveKey`), and the first project's bootstrap, whose
+ * keys are printed once when created.
+ */
+runService('accounts', schema, ({ env, deps }) => {
+  const accounts = createAccountsService(deps);
+  const methods: (keyof KeysApi)[] = ['resolveKey'];
+  return {
+    module: accounts,
+    internal: [internalApiRouter<KeysApi>('accounts', accounts.api, methods)],
+    afterStart: async () => {
+      const given =
+        env.STAMP_BOOTSTRAP_SECRET_KEY !== undefined && env.STAMP_BOOTSTRAP_PUBLIC_KEY !== undefined
+          ? { secretKey: env.STAMP_BOOTSTRAP_SECRET_KEY, publicKey: env.STAMP_BOOTSTRAP_PUBLIC_KEY }
+          : {};
+      const bootstrap = await accounts.api.bootstrap(given);
+      if (bootstrap.secretKey !== undefined && bootstrap.publicKey !== undefined) {
+        process.stdout.write(
+          `  Project ${bootstrap.projectId} is ready. Its API keys are shown this once:\n` +
+            `    secret key: ${bootstrap.secretKey}\n    public key: ${bootstrap.publicKey}\n`,
+        );
+      }
+    },
+  };
+});

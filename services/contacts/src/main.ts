@@ -1,0 +1,36 @@
+import type { ContactsApi } from '@stamp/contracts';
+import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
+import { DnsResolver } from '@stamp/platform';
+import { z } from 'zod';
+
+import { createContactsService } from './index.ts';
+
+/** Environment of the contacts process: the platform's, the port, the DNS servers of /v1/verify. */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
+    STAMP_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      ),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The contacts service alone in its process (distributed mode): contacts, tracking, events,
+ * verification, subscription pages, and `POST /internal/contacts/upsertRecipient` for sending.
+ */
+runService('contacts', schema, ({ env, deps, secrets }) => {
+  const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
+  const contacts = createContactsService({ ...deps, resolver, secrets });
+  const methods: (keyof ContactsApi)[] = ['upsertRecipient'];
+  return {
+    module: contacts,
+    internal: [internalApiRouter<ContactsApi>('contacts', contacts.api, methods)],
+  };
+});

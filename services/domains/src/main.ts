@@ -1,0 +1,36 @@
+import type { DomainsApi } from '@stamp/contracts';
+import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
+import { DnsResolver } from '@stamp/platform';
+import { z } from 'zod';
+
+import { createDomainsService } from './index.ts';
+
+/** Environment of the domains process: the platform's, the port, the DNS servers it checks. */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3003),
+    STAMP_DNS_SERVERS: z
+      .string()
+      .optional()
+      .transform((value) =>
+        (value ?? '')
+          .split(',')
+          .map((part) => part.trim())
+          .filter(Boolean),
+      ),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The domains service alone in its process (distributed mode): sender domains and their checks,
+ * and `POST /internal/domains/senderDomain` for sending.
+ */
+runService('domains', schema, ({ env, deps, secrets }) => {
+  const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
+  const domains = createDomainsService({ ...deps, resolver, secrets });
+  const methods: (keyof DomainsApi)[] = ['senderDomain'];
+  return {
+    module: domains,
+    internal: [internalApiRouter<DomainsApi>('domains', domains.api, methods)],
+  };
+});

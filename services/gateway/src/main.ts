@@ -1,0 +1,82 @@
+import {
+  type KeysApi,
+  PUBLIC_SERVICE_ROUTES,
+  ROUTED_SERVICES,
+  SERVICE_ROUTES,
+} from '@stamp/contracts';
+import {
+  checkAdapters,
+  openPlatform,
+  processEnvSchema,
+  proxyModule,
+  remoteApi,
+  runMain,
+  startProcess,
+} from '@stamp/host';
+import { z } from 'zod';
+
+import { createGateway } from './app.ts';
+
+/**
+ * Environment of the gateway process: the platform's (it reads the idempotency view), the public
+ * port, and where each service answers.
+ */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    STAMP_INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters'),
+    STAMP_ACCOUNTS_URL: z.url(),
+    STAMP_CONTACTS_URL: z.url(),
+    STAMP_DOMAINS_URL: z.url(),
+    STAMP_SENDING_URL: z.url(),
+    STAMP_ACTIVITY_URL: z.url(),
+    STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+    STAMP_SMTP_RELAY: z.enum(['true', 'false']).default('false'),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The gateway alone in its process (distributed mode): authentication against the accounts
+ * service, rate limits, idempotency, and every public route forwarded to the service that owns it
+ * (`SERVICE_ROUTES`) over its internal HTTP API.
+ */
+runMain('gateway', schema, (env, logger) => {
+  const urls = {
+    accounts: env.STAMP_ACCOUNTS_URL,
+    contacts: env.STAMP_CONTACTS_URL,
+    domains: env.STAMP_DOMAINS_URL,
+    sending: env.STAMP_SENDING_URL,
+    activity: env.STAMP_ACTIVITY_URL,
+  };
+  const token = env.STAMP_INTERNAL_TOKEN;
+  let ready = false;
+  return startProcess('gateway', env, logger, async () => {
+    const platform = await openPlatform(env, logger);
+    const modules = ROUTED_SERVICES.map((name) =>
+      proxyModule(
+        name,
+        { authenticated: SERVICE_ROUTES[name], public: PUBLIC_SERVICE_ROUTES[name] },
+        { url: urls[name], token },
+      ),
+    );
+    const keys = remoteApi<KeysApi>('accounts', ['resolveKey'], { url: urls.accounts, token });
+    const app = createGateway({
+      logger,
+      keys,
+      modules,
+      views: platform.views,
+      rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+      isReady: () => ready,
+      features: { smtpRelay: env.STAMP_SMTP_RELAY === 'true', localOutbox: true },
+    });
+    ready = true;
+    return {
+      modules: [],
+      app,
+      close: async () => {
+        ready = false;
+        await platform.close();
+      },
+    };
+  });
+});

@@ -1,0 +1,64 @@
+import type { ContactsApi, DomainsApi } from '@stamp/contracts';
+import { checkAdapters, processEnvSchema, remoteApi, runService } from '@stamp/host';
+import { SmtpMailer } from '@stamp/platform';
+import { z } from 'zod';
+
+import { createSendingService } from './index.ts';
+
+/**
+ * Environment of the sending process: the platform's, the port, where the contacts and domains
+ * services answer, the SMTP relay and the public URL of links in emails.
+ */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3004),
+    STAMP_CONTACTS_URL: z.url(),
+    STAMP_DOMAINS_URL: z.url(),
+    STAMP_PUBLIC_URL: z.url(),
+    STAMP_SMTP_URL: z
+      .url()
+      .refine((value) => /^smtps?:\/\//.test(value), 'must start with smtp:// or smtps://')
+      .optional(),
+    STAMP_SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(5),
+    STAMP_SMTP_TLS_REJECT_UNAUTHORIZED: z.enum(['true', 'false']).default('true'),
+    STAMP_SANDBOX_DOMAIN: z
+      .string()
+      .regex(/^[a-z0-9.-]+$/)
+      .default('sandbox.stamp.localhost'),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The sending service alone in its process (distributed mode): /v1/send, templates, the outbox
+ * and delivery. It reaches the contacts and domains services over their internal HTTP APIs.
+ */
+runService('sending', schema, ({ env, deps, platform, secrets }) => {
+  const token = env.STAMP_INTERNAL_TOKEN ?? '';
+  const contacts = remoteApi<ContactsApi>('contacts', ['upsertRecipient'], {
+    url: env.STAMP_CONTACTS_URL,
+    token,
+  });
+  const domains = remoteApi<DomainsApi>('domains', ['senderDomain'], {
+    url: env.STAMP_DOMAINS_URL,
+    token,
+  });
+  const relay =
+    env.STAMP_SMTP_URL === undefined
+      ? undefined
+      : new SmtpMailer({
+          url: env.STAMP_SMTP_URL,
+          maxConnections: env.STAMP_SMTP_POOL_SIZE,
+          rejectUnauthorized: env.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
+        });
+  const sending = createSendingService({
+    ...deps,
+    leases: platform.leases,
+    contacts,
+    domains,
+    relay,
+    sandboxDomain: env.STAMP_SANDBOX_DOMAIN,
+    publicUrl: env.STAMP_PUBLIC_URL,
+    secrets,
+  });
+  return { module: sending, close: async () => relay?.close() };
+});
