@@ -87,6 +87,8 @@ export interface KeysApi {
   resolveKey(key: string): Promise<{ projectId: string; kind: KeyKind } | null>;
 }
 export * from './integration-events.ts';
+export * from './event-schemas.ts';
+export * from './asyncapi.ts';
 export * from './subscription.ts';
 
 export * from './views.ts';

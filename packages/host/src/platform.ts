@@ -6,6 +6,7 @@ import {
   type EventStore,
   KafkaBus,
   type KafkaSettings,
+  MongoViewStore,
   type LeaseStore,
   LogBus,
   type Logger,
@@ -63,7 +64,9 @@ export async function openPlatform(env: ProcessEnv, logger: Logger): Promise<Pla
       sqliteViews.flushSync();
     };
   } else {
-    throw new Error('STAMP_VIEWS=mongodb is not wired into processes yet');
+    views = await MongoViewStore.connect(env.STAMP_MONGODB_URL ?? '', {
+      client: { serverSelectionTimeoutMS: 10_000 },
+    });
   }
 
   let bus: Bus;

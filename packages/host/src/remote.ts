@@ -191,7 +191,8 @@ async function proxy(
   const caller = (res.locals as { caller?: Caller }).caller;
   if (caller !== undefined) headers[CALLER_HEADER] = JSON.stringify(caller);
   // A body express.json() consumed is re-encoded; an unread one is streamed.
-  const parsed = (req as { _body?: boolean })._body === true;
+  // (Express 5 leaves req.body undefined unless a body parser read the request.)
+  const parsed = (req.body as unknown) !== undefined;
   const body = parsed ? Buffer.from(JSON.stringify(req.body)) : undefined;
   if (body !== undefined) headers['content-length'] = String(body.length);
   else if (req.headers['content-length'] !== undefined) {

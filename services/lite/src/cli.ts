@@ -1,4 +1,5 @@
 import { createAccountsService } from '@stamp/accounts';
+import { asyncApiDocument } from '@stamp/contracts';
 import { ConfigError, createLogger, openEmbeddedPlatform } from '@stamp/platform';
 
 import { readConfig } from './config.ts';
@@ -9,7 +10,20 @@ const usage = `usage: ./pnpmw stamp <command>
 commands:
   keys:issue      issue a new key pair for the first project (the old keys stop working)
   views:rebuild   drop every projected view and rebuild it from the event log (stop Stamp first)
+  asyncapi        print the AsyncAPI document of the events on the bus as YAML; an optional
+                  argument sets the topic prefix (default stamp.). Regenerate the committed
+                  copy with: ./pnpmw -s stamp asyncapi > docs/asyncapi.yaml
 `;
+
+/**
+ * The AsyncAPI document of the bus (`asyncApiDocument`) as YAML: block style, no anchors, lines
+ * not folded, single quotes (the repository's formatting), so the output is stable and diffs well.
+ */
+async function asyncApiYaml(topicPrefix: string | undefined): Promise<string> {
+  const { stringify } = await import('yaml');
+  const document = asyncApiDocument(topicPrefix === undefined ? {} : { topicPrefix });
+  return stringify(document, { aliasDuplicateObjects: false, lineWidth: 0, singleQuote: true });
+}
 
 /**
  * `./pnpmw stamp <command>`: operator commands on the embedded data directory
@@ -17,6 +31,16 @@ commands:
  */
 async function main(argv: string[]): Promise<number> {
   const command = argv[0];
+  if (command === 'asyncapi') {
+    const text = await asyncApiYaml(argv[1]);
+    // Flushed before the process exits, also into a pipe.
+    await new Promise<void>((resolve) => {
+      process.stdout.write(text, () => {
+        resolve();
+      });
+    });
+    return 0;
+  }
   if (command === 'views:rebuild') {
     const report = await rebuildViews(readConfig(), createLogger({ level: 'warn' }));
     process.stdout.write(

@@ -1,5 +1,5 @@
 import { Admin, Producer, ProduceAcks, stringSerializers } from '@platformatic/kafka';
-import { DEAD_LETTER_TOPIC, topicName } from '@stamp/contracts';
+import { DEAD_LETTER_TOPIC, DEFAULT_TOPIC_PREFIX, topicName } from '@stamp/contracts';
 
 /**
  * Connection settings shared by the Kafka adapters (bus, relay): brokers, topic naming and the
@@ -15,9 +15,6 @@ export interface KafkaSettings {
   /** Client id reported to the brokers (default `stamp`). */
   clientId?: string;
 }
-
-/** Default topic prefix. */
-export const DEFAULT_TOPIC_PREFIX = 'stamp.';
 
 /** One Kafka record to publish: key = partition key (stream id), value = JSON text. */
 export interface KafkaRecord {

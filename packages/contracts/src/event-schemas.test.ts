@@ -1,0 +1,357 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { startSmtpSink, type SmtpSink } from '@stamp/testkit/smtp-sink.ts';
+
+// ajv is a dependency of the platform package, not of this dependency-free package.
+import { Ajv, type ValidateFunction } from '../../platform/node_modules/ajv/dist/ajv.js';
+import type { RecordedEvent } from '../../platform/src/event-store/event-store.ts';
+import { evolve as evolveJob, initialJob } from '../../../services/contacts/src/jobs/events.ts';
+import { decide as decideJob, queueBulk } from '../../../services/contacts/src/jobs/decide.ts';
+import { decideFailure, initialEmailState } from '../../../services/sending/src/delivery/events.ts';
+import type { Stamp } from '../../../services/lite/src/app.ts';
+import { call, startTestStamp, TEST_KEYS } from '../../../services/lite/src/testing.ts';
+import {
+  DEAD_LETTER_SCHEMA,
+  EVENT_ENVELOPE_SCHEMA,
+  EVENT_SCHEMAS,
+  TOPICS,
+  envelopeSchemaOf,
+  topicName,
+} from './event-schemas.ts';
+
+/** RFC 3339 date-time (section 5.6), as the draft-07 `date-time` format requires. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+/** A strict validator: unknown keywords, union types and loose types are compile errors. */
+function newAjv(): Ajv {
+  return new Ajv({
+    strict: true,
+    allErrors: true,
+    formats: {
+      'date-time': (value: string) => DATE_TIME.test(value) && !Number.isNaN(Date.parse(value)),
+    },
+  });
+}
+
+const ajv = newAjv();
+const envelope = ajv.compile(EVENT_ENVELOPE_SCHEMA);
+const byType = new Map<string, { envelope: ValidateFunction; data: ValidateFunction }>(
+  Object.entries(EVENT_SCHEMAS).map(([type, schema]) => [
+    type,
+    { envelope: ajv.compile(envelopeSchemaOf(type)), data: ajv.compile(schema.data) },
+  ]),
+);
+
+const errorsOf = (validate: ValidateFunction): string =>
+  ajv.errorsText(validate.errors, { separator: '; ' });
+
+/**
+ * Why `event` is refused, or null when it is valid: the envelope schema, the envelope schema of
+ * its type, and (unless erased) its data schema, as the relay checks it.
+ */
+function problemOf(event: unknown): string | null {
+  const value = JSON.parse(JSON.stringify(event)) as RecordedEvent;
+  const label = `${value.type} @${value.position}`;
+  if (!envelope(value)) return `${label} envelope: ${errorsOf(envelope)}`;
+  const validators = byType.get(value.type);
+  if (validators === undefined) return `${label}: no schema for this event type`;
+  if (!validators.envelope(value))
+    return `${label} typed envelope: ${errorsOf(validators.envelope)}`;
+  if (value.erased !== true && !validators.data(value.data)) {
+    return `${label} data: ${errorsOf(validators.data)}`;
+  }
+  return null;
+}
+
+/** A valid envelope of `type` with `data`, for the negative cases. */
+function sample(type: string, data: object, extra: object = {}): object {
+  const category = EVENT_SCHEMAS[type]?.category ?? 'x';
+  return {
+    id: '0195f7a2-5b1c-7d3e-9f00-1234567890ab',
+    streamId: `${category}-0195f7a2-5b1c-7d3e-9f00-1234567890ac`,
+    revision: 0,
+    position: 1,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: { projectId: 'p1', correlationId: 'c1' },
+    createdAt: '2025-01-02T03:04:05.678Z',
+    ...extra,
+  };
+}
+
+describe('event schemas', () => {
+  it('compile under ajv strict mode (draft-07)', () => {
+    expect(Object.keys(EVENT_SCHEMAS).length).toBeGreaterThanOrEqual(35);
+    expect(() => newAjv().compile(DEAD_LETTER_SCHEMA)).not.toThrow();
+    for (const [type, schema] of Object.entries(EVENT_SCHEMAS)) {
+      expect(schema.schemaVersion).toBeGreaterThanOrEqual(1);
+      expect(schema.data.additionalProperties).toBe(true);
+      expect(TOPICS.find((topic) => topic.category === schema.category)?.eventTypes).toContain(
+        type,
+      );
+    }
+  });
+
+  it('give every stream category one topic, named <prefix><category>', () => {
+    const categories = new Set(Object.values(EVENT_SCHEMAS).map((schema) => schema.category));
+    expect(TOPICS.map((topic) => topic.category).sort()).toEqual([...categories].sort());
+    expect(TOPICS.every((topic) => topic.eventTypes.length > 0)).toBe(true);
+    expect(topicName('stamp.', 'contact')).toBe('stamp.contact');
+  });
+
+  it('refuse what is not a valid event', () => {
+    const created = { email: 'a@example.org', subscribed: true, data: { plan: 'pro' } };
+    expect(problemOf(sample('ContactCreated', created))).toBeNull();
+    // Additive changes stay compatible.
+    expect(problemOf(sample('ContactCreated', { ...created, newField: 1 }))).toBeNull();
+    const refused: [string, object][] = [
+      ['unknown envelope field', sample('ContactCreated', created, { extra: 1 })],
+      ['missing data field', sample('ContactCreated', { subscribed: true, data: {} })],
+      ['wrong data type', sample('ContactCreated', { ...created, subscribed: 'yes' })],
+      ['object contact value', sample('ContactCreated', { ...created, data: { a: { b: 1 } } })],
+      ['metadata not a string', sample('JobStarted', {}, { metadata: { projectId: 7 } })],
+      ['bad traceparent', sample('JobStarted', {}, { metadata: { traceparent: 'x' } })],
+      ['id not a UUID', sample('JobStarted', {}, { id: 'abc' })],
+      ['position 0', sample('JobStarted', {}, { position: 0 })],
+      ['createdAt not a date-time', sample('JobStarted', {}, { createdAt: 'yesterday' })],
+      ['erased with data', sample('ContactCreated', created, { erased: true })],
+      ['stream of another category', sample('JobStarted', {}, { streamId: 'contact-1' })],
+      ['unknown type', sample('NoSuchThing', {})],
+      [
+        'bad enum',
+        sample('EmailSent', {
+          messageId: 'm',
+          response: 'r',
+          transport: 'x',
+          sentAt: '2025-01-01T00:00:00Z',
+        }),
+      ],
+      [
+        'import job without columns',
+        sample('JobQueued', {
+          kind: 'import',
+          total: 1,
+          chunkSizes: [1],
+          fileName: null,
+          bytes: 3,
+        }),
+      ],
+    ];
+    for (const [reason, event] of refused) {
+      expect([reason, typeof problemOf(event)]).toEqual([reason, 'string']);
+    }
+    expect(problemOf(sample('ContactCreated', {}, { erased: true }))).toBeNull();
+  });
+
+  it('cover every event type the services declare in their events files', () => {
+    const declared = new Set<string>();
+    const walk = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const path = join(dir, entry.name);
+        if (entry.isDirectory()) walk(path);
+        else if (entry.name === 'events.ts') {
+          for (const match of readFileSync(path, 'utf8').matchAll(/type: '([A-Z][a-z]\w*)'/g)) {
+            declared.add(match[1]!);
+          }
+        }
+      }
+    };
+    const services = join(process.cwd(), 'services');
+    for (const service of readdirSync(services)) {
+      const src = join(services, service, 'src');
+      try {
+        walk(src);
+      } catch {
+        // a service without sources yet
+      }
+    }
+    expect(declared.size).toBeGreaterThan(20);
+    expect([...declared].filter((type) => EVENT_SCHEMAS[type] === undefined)).toEqual([]);
+  });
+});
+
+describe('the events the services really append', () => {
+  let dns: TestDnsServer;
+  let sink: SmtpSink;
+  let stamp: Stamp;
+  let stopCapture: () => void = () => undefined;
+  /** Every event as it was appended (before erasure or stream deletion), by position. */
+  const captured = new Map<number, RecordedEvent>();
+  const sk = TEST_KEYS.secretKey;
+
+  beforeAll(async () => {
+    dns = await startDnsServer({
+      'acme.test': { MX: [{ exchange: 'mx.acme.test', priority: 10 }] },
+    });
+    // The first delivery over SMTP fails with 451: EmailDeferred, EmailRetryDue, then EmailSent.
+    sink = await startSmtpSink({ failFirst: 1 });
+    stamp = await startTestStamp({ STAMP_SMTP_URL: sink.url, STAMP_DNS_SERVERS: dns.address });
+    const { store } = stamp.platform;
+    stopCapture = store.onAppend((notice) => {
+      // The embedded store reads synchronously: this sees the events before a later erasure.
+      void store
+        .readAll({ after: notice.first - 1, limit: notice.last - notice.first + 1 })
+        .then((events) => {
+          for (const event of events) captured.set(event.position, event);
+        });
+    });
+  });
+
+  afterAll(async () => {
+    stopCapture();
+    await stamp.close();
+    await sink.close();
+    await dns.close();
+  });
+
+  const api = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await call(stamp.url, sk, method, path, body);
+    if (response.status >= 300) {
+      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+    }
+    return response.body;
+  };
+
+  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+    for (let attempt = 0; attempt < 400; attempt++) {
+      const found = await probe();
+      if (found !== undefined) return found;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+
+  async function jobEnded(path: string): Promise<void> {
+    await until(path, async () => {
+      const job = (await api('GET', path)) as { status: string };
+      return job.status === 'COMPLETED' || job.status === 'FAILED' ? job : undefined;
+    });
+  }
+
+  it('validate against the envelope and their type schemas, for every main flow', async () => {
+    // Contacts: create, update (email, data, subscription), track, delete tracked events.
+    const contact = (await api('POST', '/contacts', {
+      email: 'first@example.org',
+      subscribed: true,
+      data: { plan: 'pro', seats: 3, trial: false },
+    })) as { id: string };
+    await api('PATCH', `/contacts/${contact.id}`, {
+      email: 'second@example.org',
+      subscribed: false,
+      data: { plan: 'team', trial: null },
+    });
+    await api('PATCH', `/contacts/${contact.id}`, { subscribed: true });
+    await api('POST', '/v1/track', {
+      event: 'signed-up',
+      email: 'tracked@example.org',
+      data: { source: 'ad', count: 2 },
+    });
+    await api('DELETE', '/events/signed-up');
+
+    // Templates and a sandbox send (local outbox).
+    const template = (await api('POST', '/templates', {
+      name: 'Welcome',
+      subject: 'Welcome {{ plan }}',
+      body: '<p>Hello {{ plan }}</p>',
+      type: 'TRANSACTIONAL',
+      from: 'hello@sandbox.stamp.localhost',
+    })) as { id: string };
+    await api('PATCH', `/templates/${template.id}`, { subject: 'Hi {{ plan }}', replyTo: null });
+    const sandboxSend = (await api('POST', '/v1/send', {
+      to: { name: 'Reader', email: 'reader@example.org' },
+      template: template.id,
+      data: { plan: 'pro' },
+    })) as { data: { emails: { email: string }[] } };
+    const sandboxEmail = sandboxSend.data.emails[0]!.email;
+    await until('the sandbox email', async () => {
+      const got = await call(stamp.url, sk, 'GET', `/outbox/${sandboxEmail}`);
+      return got.status === 200 ? got : undefined;
+    });
+
+    // Domains: add, check (pending), verify, send over SMTP (deferred once), lose the key, remove.
+    const domain = (await api('POST', '/domains', { domain: 'acme.test' })) as {
+      id: string;
+      records: { purpose: string; name: string; value: string }[];
+    };
+    await api('GET', `/domains/${domain.id}/verify`);
+    const dkim = domain.records.find((record) => record.purpose === 'DKIM')!;
+    dns.set(dkim.name, { TXT: [dkim.value] });
+    expect(await api('GET', `/domains/${domain.id}/verify`)).toMatchObject({ status: 'VERIFIED' });
+    await api('POST', '/v1/send', {
+      to: 'smtp-reader@example.org',
+      from: 'hello@acme.test',
+      subject: 'Over SMTP',
+      body: '<p>Hello</p>',
+    });
+    await sink.waitFor(1, 20_000);
+    dns.set(dkim.name, { TXT: ['v=DKIM1; k=rsa; p=AAAA'] });
+    expect(await api('GET', `/domains/${domain.id}/verify`)).toMatchObject({ status: 'FAILED' });
+    await api('DELETE', `/domains/${domain.id}`);
+    await api('DELETE', `/templates/${template.id}`);
+
+    // Contact jobs: a tiny CSV import and a bulk unsubscribe.
+    const form = new FormData();
+    const csv = 'email,plan\nrow1@example.org,pro\nrow2@example.org,free\nnot-an-email,pro\n';
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'contacts.csv');
+    const imported = await fetch(`${stamp.url}/contacts/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${sk}` },
+      body: form,
+    });
+    expect(imported.status).toBe(202);
+    const { jobId } = (await imported.json()) as { jobId: string };
+    await jobEnded(`/contacts/import/${jobId}`);
+    const bulk = (await api('POST', '/contacts/bulk-unsubscribe', {
+      contactIds: [contact.id, 'no-such-contact'],
+    })) as { jobId: string };
+    await jobEnded(`/contacts/bulk/${bulk.jobId}`);
+
+    // Deleting a contact erases its personal data in the log.
+    await api('DELETE', `/contacts/${contact.id}`);
+    await until('the SMTP delivery outcome', async () => {
+      const types = [...captured.values()].map((event) => event.type);
+      return types.includes('EmailSent') && types.includes('EmailRetryDue') ? true : undefined;
+    });
+
+    const log = await stamp.platform.store.readAll({ after: 0, limit: 100_000 });
+    expect(log.some((event) => event.erased === true)).toBe(true);
+    expect(captured.size).toBeGreaterThan(30);
+    const problems = new Set(
+      [...captured.values(), ...log].map(problemOf).filter((problem) => problem !== null),
+    );
+    expect([...problems]).toEqual([]);
+
+    // Every type seen has an entry; every entry was seen here or is built below.
+    const seen = new Set([...captured.values(), ...log].map((event) => event.type));
+    expect([...seen].filter((type) => EVENT_SCHEMAS[type] === undefined)).toEqual([]);
+    const built = builtEvents();
+    for (const { event } of built) expect(problemOf(event)).toBeNull();
+    const covered = new Set([...seen, ...built.map((event) => event.type)]);
+    expect(Object.keys(EVENT_SCHEMAS).filter((type) => !covered.has(type))).toEqual([]);
+  });
+});
+
+/**
+ * Events the flows above cannot reach in a test's time, built by the services' own deciders:
+ * a permanent delivery failure (after 8 attempts in production) and a failed job.
+ */
+function builtEvents(): { type: string; event: object }[] {
+  const failed = decideFailure(
+    initialEmailState(),
+    { message: '550 mailbox unavailable', transient: false },
+    { baseMs: 1000, maxAttempts: 8 },
+    new Date(),
+  );
+  const queued = queueBulk('bulk-delete', ['c1']);
+  const [jobFailed] = decideJob(evolveJob(initialJob(), queued), {
+    type: 'FailJob',
+    reason: 'store unavailable',
+  });
+  return [
+    { type: failed.type, event: sample(failed.type, failed.data) },
+    { type: jobFailed!.type, event: sample(jobFailed!.type, jobFailed!.data) },
+  ];
+}

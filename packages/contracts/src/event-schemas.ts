@@ -1,0 +1,787 @@
+/**
+ * JSON Schemas (draft-07) of the events on the bus: the envelope every event travels in, the data
+ * of every event type a service appends, and the topics they are published on (architecture
+ * brief, "Contracts"). The relay validates each envelope against these before publishing it to
+ * Kafka, and the AsyncAPI document (`asyncapi.ts`) is generated from them.
+ *
+ * Plain objects without dependencies. Every `data` schema allows additional properties, so a
+ * field added to an event (an additive change) stays compatible; a breaking change takes a new
+ * `schemaVersion`.
+ */
+
+/** JSON Schema primitive type names (draft-07, section 6.1.1). */
+export type JsonSchemaType =
+  'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
+
+/**
+ * The subset of JSON Schema draft-07 these schemas use, read-only. A type alias (not an
+ * interface) so that it is assignable to validators' schema types that have an index signature.
+ */
+export type JsonSchema = {
+  readonly $schema?: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly type?: JsonSchemaType;
+  readonly const?: string | number | boolean;
+  readonly enum?: readonly (string | number | boolean)[];
+  readonly properties?: Readonly<Record<string, JsonSchema>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean | JsonSchema;
+  readonly maxProperties?: number;
+  readonly items?: JsonSchema;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly minimum?: number;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly pattern?: string;
+  /** Draft-07 formats used here: `date-time` (RFC 3339, section 5.6). */
+  readonly format?: string;
+  readonly anyOf?: readonly JsonSchema[];
+  readonly if?: JsonSchema;
+  readonly then?: JsonSchema;
+  readonly else?: JsonSchema;
+};
+
+/** `$schema` of every top-level schema here: JSON Schema draft-07. */
+export const JSON_SCHEMA_DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
+
+/**
+ * An event id: a UUID in its 8-4-4-4-12 hexadecimal form (RFC 9562). Ids are version 7 UUIDs
+ * (time-ordered) except the deterministic ids of fired timers (version 8 layout).
+ */
+export const EVENT_ID_PATTERN =
+  '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** A stream id, `<category>-<id>`: a category of letters and digits, a dash, a non-empty id. */
+export const STREAM_ID_PATTERN = '^[A-Za-z][A-Za-z0-9]*-.+$';
+
+/** A W3C Trace Context `traceparent` header value (Trace Context level 1, section 3.2). */
+export const TRACEPARENT_PATTERN = '^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}(-.*)?$';
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks.
+
+const text = (description: string): JsonSchema => ({ type: 'string', description });
+const nonEmpty = (description: string): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  description,
+});
+const dateTime = (description: string): JsonSchema => ({
+  type: 'string',
+  format: 'date-time',
+  description: `${description} (ISO 8601 / RFC 3339 date-time, UTC).`,
+});
+const count = (description: string, minimum = 0): JsonSchema => ({
+  type: 'integer',
+  minimum,
+  description,
+});
+const flag = (description: string): JsonSchema => ({ type: 'boolean', description });
+const oneOfStrings = (values: readonly string[], description: string): JsonSchema => ({
+  type: 'string',
+  enum: values,
+  description,
+});
+
+/** An object schema: `required` lists the required keys; additional properties are allowed. */
+function object(
+  description: string,
+  properties: Readonly<Record<string, JsonSchema>>,
+  required: readonly string[] = Object.keys(properties),
+): JsonSchema {
+  return { type: 'object', description, properties, required, additionalProperties: true };
+}
+
+/** Data of an event that carries no fields (`Record<string, never>`); one object per type. */
+const empty = (): JsonSchema => ({
+  type: 'object',
+  description: 'No fields.',
+  additionalProperties: true,
+});
+
+/** A primitive contact data value (`ContactValue`: string, number or boolean). */
+const CONTACT_VALUE: JsonSchema = {
+  description: 'A primitive contact data value.',
+  anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }],
+};
+
+/** A map of contact data keys to primitive values (`Record<string, ContactValue>`). */
+const contactData = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: CONTACT_VALUE,
+});
+
+/** A mailbox (`EmailMailbox`): an address with an optional display name. */
+const MAILBOX: JsonSchema = object(
+  'A mailbox: address and optional display name.',
+  { name: text('Display name.'), email: nonEmpty('Email address.') },
+  ['email'],
+);
+
+/** A DNS record of a sender domain (`DnsRecord` of the domains service). */
+const DNS_RECORD: JsonSchema = object(
+  'A DNS record the customer adds to their zone.',
+  {
+    type: oneOfStrings(['TXT', 'MX'], 'Record type.'),
+    name: nonEmpty('Owner name of the record.'),
+    value: text('Record value.'),
+    priority: count('MX preference (MX records only).'),
+    purpose: oneOfStrings(['DKIM', 'SPF', 'RETURN_PATH', 'DMARC'], 'What the record is for.'),
+    status: oneOfStrings(
+      ['PENDING', 'VERIFIED', 'FAILED'],
+      'PENDING (absent), VERIFIED (matches) or FAILED (present, wrong).',
+    ),
+  },
+  ['type', 'name', 'value', 'purpose', 'status'],
+);
+
+const DOMAIN_CHECK: Readonly<Record<string, JsonSchema>> = {
+  records: { type: 'array', items: DNS_RECORD, description: 'Records with their new status.' },
+  checkedAt: dateTime('Time of the check'),
+};
+
+/** The outcome counters of contact jobs (`RowOutcome`). */
+const ROW_OUTCOMES = [
+  'created',
+  'updated',
+  'unchanged',
+  'subscribed',
+  'unsubscribed',
+  'deleted',
+  'notFound',
+  'failed',
+] as const;
+
+/** Fields of JobQueued for an import. */
+const IMPORT_JOB_FIELDS: Readonly<Record<string, JsonSchema>> = {
+  columns: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Import: header names, the order of the values of every row.',
+  },
+  fileName: {
+    description: 'Import: client-supplied file name (at most 255 characters), or null.',
+    anyOf: [{ type: 'string', maxLength: 255 }, { type: 'null' }],
+  },
+  bytes: count('Import: size of the upload, bytes.'),
+};
+
+/** Fields of JobQueued for a bulk job. */
+const BULK_JOB_FIELDS: Readonly<Record<string, JsonSchema>> = {
+  ids: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'Bulk: contact ids, deduplicated, in request order.',
+  },
+};
+
+/** The values of a readable CSV record, in header order. */
+const ROW_VALUES: JsonSchema = {
+  type: 'array',
+  items: { type: 'string' },
+  description: 'Values, in header order.',
+};
+
+/** Why a CSV record is unreadable. */
+const ROW_ERROR: JsonSchema = text('Why the record is unreadable (column count, unclosed quote).');
+
+const TEMPLATE_TYPE = oneOfStrings(['TRANSACTIONAL', 'MARKETING'], 'Template type.');
+
+/** A clearable optional string of a template patch: a string sets it, null clears it. */
+const clearable = (description: string): JsonSchema => ({
+  description: `${description} Null clears it.`,
+  anyOf: [{ type: 'string' }, { type: 'null' }],
+});
+
+// ---------------------------------------------------------------------------------------------
+// The envelope.
+
+/** Matches an envelope whose `erased` is true. */
+const ERASED: JsonSchema = {
+  type: 'object',
+  properties: { erased: { const: true } },
+  required: ['erased'],
+};
+
+/** The data of an erased event: `{}`. */
+const ERASED_DATA: JsonSchema = {
+  type: 'object',
+  maxProperties: 0,
+  description: 'Erased: the data is no longer readable.',
+};
+
+/**
+ * Schema of the envelope of every event on the bus: the event store's `RecordedEvent` as JSON.
+ * `revision` is 0-based within the stream, `position` 1-based in the whole log; `metadata` values
+ * are strings; when `erased` is true (the subject's key was destroyed, crypto-shredding) `data` is
+ * `{}`. Unknown envelope fields are refused.
+ */
+export const EVENT_ENVELOPE_SCHEMA: JsonSchema = {
+  $schema: JSON_SCHEMA_DRAFT_07,
+  title: 'Event envelope',
+  description:
+    'An event as recorded in the event store and published on the bus. The Kafka message key ' +
+    'is `streamId`.',
+  type: 'object',
+  required: [
+    'id',
+    'streamId',
+    'revision',
+    'position',
+    'type',
+    'schemaVersion',
+    'data',
+    'metadata',
+    'createdAt',
+  ],
+  additionalProperties: false,
+  properties: {
+    id: {
+      type: 'string',
+      pattern: EVENT_ID_PATTERN,
+      description: 'Event id (UUID, RFC 9562), unique in the whole log.',
+    },
+    streamId: {
+      type: 'string',
+      pattern: STREAM_ID_PATTERN,
+      description:
+        'Stream id `<category>-<id>`; the category (text before the first `-`) names the topic.',
+    },
+    revision: count('0-based position of the event within its stream.'),
+    position: count('1-based position of the event in the whole log.', 1),
+    type: {
+      type: 'string',
+      pattern: '^[A-Z][A-Za-z0-9]*$',
+      description: 'Event type (PascalCase).',
+    },
+    schemaVersion: count('Version of the schema of `data`.', 1),
+    data: { type: 'object', description: 'The event data; its schema depends on `type`.' },
+    metadata: {
+      type: 'object',
+      description: 'Metadata of the event; every value is a string.',
+      properties: {
+        projectId: text('Project the event belongs to.'),
+        correlationId: text('Id of the request or job that caused the event.'),
+        causationId: text('Id of the event that caused this one.'),
+        traceparent: {
+          type: 'string',
+          pattern: TRACEPARENT_PATTERN,
+          description: 'W3C trace context of the request that caused the event.',
+        },
+        subjectId: text(
+          'Contact the data is about; the data is sealed under that contact key and erased ' +
+            'with it.',
+        ),
+      },
+      additionalProperties: { type: 'string' },
+    },
+    createdAt: dateTime('Time the event was appended'),
+    erased: flag('True when the subject was erased; `data` is then `{}`.'),
+  },
+  if: ERASED,
+  then: { type: 'object', properties: { data: ERASED_DATA } },
+};
+
+// ---------------------------------------------------------------------------------------------
+// Event types.
+
+/** Schema entry of one event type. */
+export interface EventSchema {
+  /** Stream category the event is appended to (the topic, without prefix). */
+  readonly category: string;
+  /** Version of the data schema (the envelope's `schemaVersion`). */
+  readonly schemaVersion: number;
+  readonly description: string;
+  /** JSON Schema (draft-07) of the event's `data`. */
+  readonly data: JsonSchema;
+}
+
+const v1 = (category: string, description: string, data: JsonSchema): EventSchema => ({
+  category,
+  schemaVersion: 1,
+  description,
+  data,
+});
+
+/**
+ * Schema of every event type appended by a service, keyed by event type. The data schemas of the
+ * integration events (`integration-events.ts`) match those interfaces; the others match what the
+ * owning service writes. Every data schema allows additional properties.
+ */
+export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
+  // accounts: bootstrap, user, project
+  DefaultProjectClaimed: v1(
+    'bootstrap',
+    'The default project of this installation was claimed (once per data folder).',
+    object('The claimed project.', { projectId: nonEmpty('Project id.') }),
+  ),
+  UserRegistered: v1(
+    'user',
+    'A user was registered.',
+    object('The user.', { email: nonEmpty('Email address.'), name: text('Display name.') }),
+  ),
+  ProjectCreated: v1(
+    'project',
+    'A project was created, owned by a user.',
+    object('The project.', {
+      name: nonEmpty('Project name (1 to 100 characters).'),
+      ownerId: nonEmpty('User id of the owner.'),
+    }),
+  ),
+  ProjectKeysIssued: v1(
+    'project',
+    'A new API key pair replaced the project keys. Only hashes and hints are recorded.',
+    object('Hashes and hints of the new keys.', {
+      publicKeyHash: text('SHA-256 (hex) of the public key.'),
+      secretKeyHash: text('SHA-256 (hex) of the secret key.'),
+      publicKeyHint: text('Short hint of the public key.'),
+      secretKeyHint: text('Short hint of the secret key.'),
+    }),
+  ),
+
+  // contacts: contact
+  ContactCreated: v1(
+    'contact',
+    'A contact was created with its first email, subscription and custom data.',
+    object('The new contact.', {
+      email: nonEmpty('Normalised email address.'),
+      subscribed: flag('Subscription state.'),
+      data: contactData('Custom data.'),
+    }),
+  ),
+  ContactEmailChanged: v1(
+    'contact',
+    'The email of a contact changed.',
+    object('Old and new normalised addresses.', {
+      from: nonEmpty('Previous address.'),
+      to: nonEmpty('New address.'),
+    }),
+  ),
+  ContactDataChanged: v1(
+    'contact',
+    'Custom data keys of a contact were set or removed.',
+    object('The change.', {
+      set: contactData('Keys set, with their new values.'),
+      unset: { type: 'array', items: { type: 'string' }, description: 'Keys removed.' },
+    }),
+  ),
+  ContactSubscribed: v1('contact', 'The contact flipped to subscribed.', empty()),
+  ContactUnsubscribed: v1('contact', 'The contact flipped to unsubscribed.', empty()),
+  ContactDeleted: v1(
+    'contact',
+    'The contact was deleted: every consumer drops its personal data from its views.',
+    empty(),
+  ),
+
+  // contacts: email claims
+  EmailClaimed: v1(
+    'contactEmail',
+    'A contact claimed an email address within its project (unique email per project).',
+    object('The holder.', { contactId: nonEmpty('Contact id.') }),
+  ),
+  EmailReleased: v1(
+    'contactEmail',
+    'The contact holding an email address released it (email change or deletion).',
+    object('The former holder.', { contactId: nonEmpty('Contact id.') }),
+  ),
+
+  // contacts: tracked events
+  EventTracked: v1(
+    'trackedEvent',
+    'A named event was recorded for a contact (POST /v1/track).',
+    object('The tracked event.', {
+      name: nonEmpty('Event name.'),
+      contactId: nonEmpty('Contact id.'),
+      email: nonEmpty('Email address of the contact.'),
+      data: contactData('Event data as sent.'),
+    }),
+  ),
+  TrackedEventsDeleted: v1(
+    'trackedEventName',
+    'Every tracked event of one name of a project, up to a log position, was deleted.',
+    object('The deleted name.', {
+      name: nonEmpty('Event name.'),
+      upToPosition: count('Log position up to which (inclusive) events were deleted.'),
+    }),
+  ),
+
+  // contacts: jobs
+  JobQueued: v1(
+    'contactJob',
+    'A contact job (CSV import or bulk subscribe, unsubscribe, delete) was accepted.',
+    {
+      type: 'object',
+      description: 'The job: `kind` says which fields follow.',
+      required: ['kind', 'total', 'chunkSizes'],
+      additionalProperties: true,
+      properties: {
+        kind: oneOfStrings(
+          ['import', 'bulk-subscribe', 'bulk-unsubscribe', 'bulk-delete'],
+          'What the job does.',
+        ),
+        total: count('Rows (import) or ids (bulk) to process.'),
+        chunkSizes: {
+          type: 'array',
+          items: count('Rows of the chunk.'),
+          description: 'Rows of each chunk, by chunk index.',
+        },
+        ...IMPORT_JOB_FIELDS,
+        ...BULK_JOB_FIELDS,
+      },
+      if: { type: 'object', properties: { kind: { const: 'import' } }, required: ['kind'] },
+      then: {
+        type: 'object',
+        properties: IMPORT_JOB_FIELDS,
+        required: Object.keys(IMPORT_JOB_FIELDS),
+      },
+      else: { type: 'object', properties: BULK_JOB_FIELDS, required: Object.keys(BULK_JOB_FIELDS) },
+    },
+  ),
+  JobStarted: v1('contactJob', 'The worker took the job up.', empty()),
+  RowsProcessed: v1(
+    'contactJob',
+    'Rows of one chunk were applied.',
+    object('The rows applied.', {
+      chunk: count('Chunk index.'),
+      from: count('First row (inclusive) within the chunk.'),
+      to: count('Last row (exclusive) within the chunk.'),
+      counts: {
+        type: 'object',
+        description: 'Rows per outcome.',
+        properties: Object.fromEntries(ROW_OUTCOMES.map((name) => [name, count(name)])),
+        additionalProperties: { type: 'integer', minimum: 0 },
+      },
+      errors: {
+        type: 'array',
+        description: 'Rows that were not applied, with the reason.',
+        items: object(
+          'A row not applied: line and email (import) or id (bulk).',
+          {
+            line: count('1-based line of the CSV file where the record starts.', 1),
+            email: text('Email of the row.'),
+            id: text('Contact id.'),
+            reason: text('Why the row was not applied.'),
+          },
+          ['reason'],
+        ),
+      },
+    }),
+  ),
+  JobCompleted: v1('contactJob', 'Every row of the job was processed.', empty()),
+  JobFailed: v1(
+    'contactJob',
+    'The job stopped for a reason other than a bad row.',
+    object('Why.', { reason: text('Reason.') }),
+  ),
+  ImportChunkQueued: v1(
+    'contactImportRows',
+    'One chunk of the rows of a CSV import (the stream is deleted once the job ended).',
+    object('The rows.', {
+      chunk: count('Chunk index.'),
+      rows: {
+        type: 'array',
+        description:
+          'Records of the file: values in header order, or the error that made one unreadable.',
+        items: {
+          type: 'object',
+          description: 'One record, starting at `line` (1-based).',
+          required: ['line'],
+          additionalProperties: true,
+          properties: {
+            line: count('1-based line where the record starts.', 1),
+            values: ROW_VALUES,
+            error: ROW_ERROR,
+          },
+          anyOf: [
+            { type: 'object', properties: { values: ROW_VALUES }, required: ['values'] },
+            { type: 'object', properties: { error: ROW_ERROR }, required: ['error'] },
+          ],
+        },
+      },
+    }),
+  ),
+
+  // domains
+  DomainAdded: v1(
+    'domain',
+    'A sender domain was added to a project with a new RSA-2048 DKIM key pair.',
+    object('The domain.', {
+      domainId: nonEmpty('Domain id.'),
+      projectId: nonEmpty('Project id.'),
+      domain: nonEmpty('Lowercase hostname.'),
+      selector: nonEmpty('DKIM selector.'),
+      publicKey: nonEmpty('Base64 of the SPKI DER public key (DKIM `p=` tag).'),
+      privateKey: nonEmpty(
+        'The private key sealed with the platform secret (`v1.<iv>.<ciphertext>.<tag>`), ' +
+          'never plaintext.',
+      ),
+      records: { type: 'array', items: DNS_RECORD, description: 'Records to add, all PENDING.' },
+      addedAt: dateTime('Time the domain was added'),
+    }),
+  ),
+  DomainVerified: v1(
+    'domain',
+    'A check found the DKIM record resolving to the domain key.',
+    object('The check.', DOMAIN_CHECK),
+  ),
+  DomainVerificationFailed: v1(
+    'domain',
+    'A check of a verified domain no longer found its DKIM key.',
+    object('The check.', DOMAIN_CHECK),
+  ),
+  DomainChecked: v1(
+    'domain',
+    'A check that did not change the domain status (record statuses may have changed).',
+    object('The check.', DOMAIN_CHECK),
+  ),
+  DomainRemoved: v1(
+    'domain',
+    'The domain was removed from its project.',
+    object('The removal.', { removedAt: dateTime('Time of the removal') }),
+  ),
+  DomainClaimed: v1(
+    'domainclaim',
+    'A domain name was taken within a project.',
+    object('The holder.', { domainId: nonEmpty('Domain id.') }),
+  ),
+  DomainReleased: v1(
+    'domainclaim',
+    'A domain name was released by the removal of its domain.',
+    object('The former holder.', { domainId: nonEmpty('Domain id.') }),
+  ),
+
+  // sending: emails
+  EmailQueued: v1(
+    'email',
+    'An email was accepted for delivery. The data also carries the rendered message ' +
+      '(`html`, `headers`, `attachments`), which only delivery uses.',
+    object(
+      'The email.',
+      {
+        emailId: nonEmpty('Email id (as POST /v1/send returned it).'),
+        contactId: nonEmpty('Recipient contact id.'),
+        to: MAILBOX,
+        from: MAILBOX,
+        replyTo: text('Reply-To address.'),
+        subject: text('Rendered subject.'),
+        templateId: text('Template the email was rendered from.'),
+        sandbox: flag('Sandbox sender: only ever delivered to the local outbox.'),
+      },
+      ['emailId', 'contactId', 'to', 'from', 'subject', 'sandbox'],
+    ),
+  ),
+  EmailDeferred: v1(
+    'email',
+    'A delivery attempt failed transiently; another attempt is due at `retryAt`.',
+    object('The failed attempt.', {
+      attempt: count('Number of the failed attempt.', 1),
+      error: text('The error.'),
+      retryAt: dateTime('Time of the next attempt'),
+    }),
+  ),
+  EmailRetryDue: v1(
+    'email',
+    'The retry timer of a deferred email fired.',
+    object('The attempt.', { attempt: count('Number of the deferred attempt.', 1) }),
+  ),
+  EmailSent: v1(
+    'email',
+    'The receiving side (SMTP relay or local outbox) accepted the email.',
+    object('The acceptance.', {
+      messageId: nonEmpty('Message-ID of the email.'),
+      response: text('The server reply, for example `250 OK: queued`.'),
+      transport: oneOfStrings(['smtp', 'outbox'], 'Where the email went.'),
+      sentAt: dateTime('Time of acceptance'),
+    }),
+  ),
+  EmailFailed: v1(
+    'email',
+    'The email was rejected permanently, or its retries were exhausted.',
+    object('The failure.', {
+      error: text('The last error (an SMTP reply may quote the recipient address).'),
+      failedAt: dateTime('Time of the failure'),
+    }),
+  ),
+
+  // sending: templates
+  TemplateCreated: v1(
+    'template',
+    'A template was created.',
+    object(
+      'The template.',
+      {
+        templateId: nonEmpty('Template id.'),
+        name: text('Name.'),
+        subject: text('Subject (Liquid).'),
+        body: text('HTML body (Liquid).'),
+        type: TEMPLATE_TYPE,
+        from: text('Sender address.'),
+        fromName: text('Sender display name.'),
+        replyTo: text('Reply-To address.'),
+        createdAt: dateTime('Time of creation'),
+      },
+      ['templateId', 'name', 'subject', 'body', 'type', 'createdAt'],
+    ),
+  ),
+  TemplateUpdated: v1(
+    'template',
+    'Fields of a template changed.',
+    object('The change.', {
+      templateId: nonEmpty('Template id.'),
+      patch: object(
+        'The fields changed, with their new values.',
+        {
+          name: text('Name.'),
+          subject: text('Subject (Liquid).'),
+          body: text('HTML body (Liquid).'),
+          type: TEMPLATE_TYPE,
+          from: clearable('Sender address.'),
+          fromName: clearable('Sender display name.'),
+          replyTo: clearable('Reply-To address.'),
+        },
+        [],
+      ),
+      updatedAt: dateTime('Time of the change'),
+    }),
+  ),
+  TemplateDeleted: v1(
+    'template',
+    'A template was deleted.',
+    object('The deletion.', {
+      templateId: nonEmpty('Template id.'),
+      deletedAt: dateTime('Time of the deletion'),
+    }),
+  ),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Topics.
+
+/** A topic of the bus: one per stream category. */
+export interface TopicInfo {
+  /** Stream category (the topic name without prefix). */
+  readonly category: string;
+  /** Service that appends the events (the only writer). */
+  readonly owner: string;
+  readonly description: string;
+  /** Event types published on the topic. */
+  readonly eventTypes: readonly string[];
+}
+
+const topic = (category: string, owner: string, description: string): TopicInfo => ({
+  category,
+  owner,
+  description,
+  eventTypes: Object.entries(EVENT_SCHEMAS)
+    .filter(([, schema]) => schema.category === category)
+    .map(([type]) => type),
+});
+
+/** Every topic of the bus (one per stream category), with its owner and event types. */
+export const TOPICS: readonly TopicInfo[] = [
+  topic('bootstrap', 'accounts', 'The claim of the default project (stream `bootstrap-default`).'),
+  topic('user', 'accounts', 'Users (streams `user-<userId>`).'),
+  topic('project', 'accounts', 'Projects and their API keys (streams `project-<projectId>`).'),
+  topic('contact', 'contacts', 'Contacts (streams `contact-<contactId>`).'),
+  topic(
+    'contactEmail',
+    'contacts',
+    'Claims of email addresses, unique per project (streams ' +
+      '`contactEmail-<projectId>.<sha256 of the normalised email>`).',
+  ),
+  topic(
+    'trackedEvent',
+    'contacts',
+    'Tracked events, one stream per event (streams `trackedEvent-<eventId>`).',
+  ),
+  topic(
+    'trackedEventName',
+    'contacts',
+    'Deletions of tracked events by name (streams `trackedEventName-<projectId>.<sha256 of the name>`).',
+  ),
+  topic(
+    'contactJob',
+    'contacts',
+    'Contact jobs: CSV imports and bulk operations (streams `contactJob-<jobId>`).',
+  ),
+  topic(
+    'contactImportRows',
+    'contacts',
+    'Rows of CSV imports, deleted once the job ended (streams `contactImportRows-<jobId>`).',
+  ),
+  topic('domain', 'domains', 'Sender domains and their DNS checks (streams `domain-<domainId>`).'),
+  topic(
+    'domainclaim',
+    'domains',
+    'Claims of domain names within a project (streams `domainclaim-<projectId>:<domain>`).',
+  ),
+  topic('email', 'sending', 'Emails and their delivery (streams `email-<emailId>`).'),
+  topic('template', 'sending', 'Templates (streams `template-<templateId>`).'),
+];
+
+/** Default prefix of topic names. */
+export const DEFAULT_TOPIC_PREFIX = 'stamp.';
+
+/** Suffix of the dead-letter topic (after the prefix): envelopes that failed validation. */
+export const DEAD_LETTER_TOPIC = 'dead-letter';
+
+/** Name of the Kafka topic of stream category `category`: `<prefix><category>`. */
+export const topicName = (prefix: string, category: string): string => `${prefix}${category}`;
+
+/**
+ * Schema of a dead-letter message value: why the envelope was refused, the topic it was meant
+ * for, and the envelope as it was read (not necessarily valid).
+ */
+export const DEAD_LETTER_SCHEMA: JsonSchema = {
+  $schema: JSON_SCHEMA_DRAFT_07,
+  title: 'Dead letter',
+  type: 'object',
+  required: ['reason', 'topic', 'envelope'],
+  additionalProperties: true,
+  properties: {
+    reason: text('Why validation refused the envelope.'),
+    topic: text('Topic the envelope was meant for.'),
+    envelope: { type: 'object', description: 'The refused envelope, as read from the store.' },
+  },
+};
+
+/**
+ * The envelope schema of one event type: {@link EVENT_ENVELOPE_SCHEMA} with `type` fixed to
+ * `type` and `schemaVersion` to its version, and `data` checked against the type's data schema
+ * unless the event was erased (then `data` is `{}`).
+ * @throws Error when `type` has no entry in {@link EVENT_SCHEMAS}.
+ */
+export function envelopeSchemaOf(type: string): JsonSchema {
+  const schema = EVENT_SCHEMAS[type];
+  if (schema === undefined) throw new Error(`no schema for event type ${type}`);
+  const properties = EVENT_ENVELOPE_SCHEMA.properties ?? {};
+  return {
+    ...EVENT_ENVELOPE_SCHEMA,
+    title: type,
+    description: schema.description,
+    properties: {
+      ...properties,
+      type: { type: 'string', const: type, description: 'Event type.' },
+      schemaVersion: {
+        type: 'integer',
+        const: schema.schemaVersion,
+        description: 'Version of the schema of `data`.',
+      },
+      streamId: {
+        type: 'string',
+        pattern: `^${schema.category}-.+$`,
+        description: `Stream id \`${schema.category}-<id>\`.`,
+      },
+      data: {
+        description: 'The event data, or `{}` when the event was erased.',
+        anyOf: [schema.data, ERASED_DATA],
+      },
+    },
+    if: ERASED,
+    then: { type: 'object', properties: { data: ERASED_DATA } },
+    else: { type: 'object', properties: { data: schema.data } },
+  };
+}
