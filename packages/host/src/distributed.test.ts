@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -76,6 +78,44 @@ function emailIdsOf(sink: Sink): string[] {
   );
 }
 
+/** A span as an OTLP/HTTP JSON export carries it, with its process's `service.name`. */
+interface CollectedSpan {
+  service: string;
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+}
+
+/** A loopback OTLP/HTTP trace collector (JSON encoding, as `exporter-trace-otlp-http` sends). */
+async function startCollector(): Promise<{ url: string; spans: CollectedSpan[]; server: Server }> {
+  const spans: CollectedSpan[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        resourceSpans?: {
+          resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+          scopeSpans?: { spans?: Omit<CollectedSpan, 'service'>[] }[];
+        }[];
+      };
+      for (const resource of body.resourceSpans ?? []) {
+        const service =
+          resource.resource?.attributes?.find((attribute) => attribute.key === 'service.name')
+            ?.value.stringValue ?? '';
+        for (const scope of resource.scopeSpans ?? []) {
+          for (const span of scope.spans ?? []) spans.push({ ...span, service });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans, server };
+}
+
 async function until(check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -92,6 +132,7 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 describeWith(engines)('distributed mode, one process per service', () => {
   let dns: TestDnsServer;
   let sink: Sink;
+  let collector: Awaited<ReturnType<typeof startCollector>>;
   const processes = new Map<string, StampProcess>();
   let gateway = '';
   const call = (method: string, path: string, body?: unknown, key = KEYS.secret) =>
@@ -100,6 +141,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
   beforeAll(async () => {
     dns = await startDnsServer({});
     sink = await startSmtpSink();
+    collector = await startCollector();
     const ports = new Map<string, number>();
     for (const name of SERVICES) ports.set(name, await freePort());
     const urlOf = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
@@ -126,6 +168,8 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_PUBLIC_URL: urlOf('gateway'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_BSP_SCHEDULE_DELAY: '200',
     };
     for (const name of SERVICES) {
       processes.set(name, new StampProcess(name, ports.get(name) ?? 0, env));
@@ -143,15 +187,17 @@ describeWith(engines)('distributed mode, one process per service', () => {
     await Promise.all([...processes.values()].map((process) => process.stop('SIGTERM')));
     await sink.close();
     await dns.close();
+    await new Promise((resolve) => collector.server.close(resolve));
   });
 
   it('answers the main job: track, list events and contacts, send through SMTP', async () => {
-    const tracked = await call(
-      'POST',
-      '/v1/track',
-      { event: 'signed-up', email: 'ada@example.org', data: { plan: 'pro' } },
-      KEYS.public,
-    );
+    const traceId = randomBytes(16).toString('hex');
+    const tracked = await fetchJson(`${gateway}/v1/track`, {
+      method: 'POST',
+      key: KEYS.public,
+      headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      body: { event: 'signed-up', email: 'ada@example.org', data: { plan: 'pro' } },
+    });
     expect(tracked.status).toBe(200);
     const events = await call('GET', '/events?limit=10');
     expect(events.status).toBe(200);
@@ -181,6 +227,24 @@ describeWith(engines)('distributed mode, one process per service', () => {
     const emailId = (sent.body as { data: { emails: { email: string }[] } }).data.emails[0]!.email;
     await until(() => emailIdsOf(sink).includes(emailId), 30_000);
     expect(sink.messages.at(-1)?.raw.toString('utf8')).toContain('Subject: Hello pro');
+
+    // One trace from the gateway through the contacts service and its append to the consumers
+    // of other processes, across Kafka (the relay carries it in a header and the envelope).
+    const inTrace = (): CollectedSpan[] =>
+      collector.spans.filter((span) => span.traceId === traceId);
+    await until(() => {
+      const spans = inTrace();
+      return (
+        spans.some((span) => span.service === 'stamp-gateway') &&
+        spans.some(
+          (span) => span.service === 'stamp-contacts' && span.name === 'eventstore.append',
+        ) &&
+        spans.some((span) => span.service === 'stamp-activity' && span.name.includes(' process '))
+      );
+    }, 30_000);
+    const append = inTrace().find((span) => span.name === 'eventstore.append')!;
+    const consumer = inTrace().find((span) => span.service === 'stamp-activity')!;
+    expect(consumer.parentSpanId).toBe(append.spanId);
   }, 90_000);
 
   it('loses and duplicates nothing when the sending process is killed and restarted', async () => {

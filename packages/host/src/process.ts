@@ -28,6 +28,8 @@ export interface ProcessParts {
   app?: express.Express;
   /** Extra readiness condition (dependencies reachable, consumers assigned). */
   isReady?: () => boolean;
+  /** Runs once the process listens, before it reports ready (for example a bootstrap). */
+  afterStart?: () => Promise<void>;
   /** Runs after the modules stopped: closes the platform and clients. */
   close(): Promise<void>;
 }
@@ -85,6 +87,7 @@ export async function startProcess(
     app.use(errorHandler(logger));
   }
   const server = await listen(app, { port: env.STAMP_PORT, host: env.STAMP_HOST });
+  await parts.afterStart?.();
   ready = true;
   logger.info({ service: name, url: server.url }, 'service is listening');
   let stopping: Promise<void> | undefined;
@@ -106,12 +109,13 @@ export async function startProcess(
 /**
  * The `main` of a service's entry point: reads and validates the environment (exit 2 naming each
  * bad variable), starts the process, and stops it gracefully on SIGTERM/SIGINT (exit 0; 1 when the
- * shutdown failed).
+ * shutdown failed), then flushes the process's `telemetry` (spans not yet exported).
  */
 export function runMain<S extends z.ZodType<ProcessEnv>>(
   name: string,
   schema: S,
   start: (env: z.infer<S>, logger: Logger) => Promise<RunningProcess>,
+  telemetry?: { shutdown(): Promise<void> },
 ): void {
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
@@ -128,13 +132,16 @@ export function runMain<S extends z.ZodType<ProcessEnv>>(
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, 'draining in-flight work');
-        running.stop().then(
-          () => process.exit(0),
-          (error: unknown) => {
-            logger.error({ err: error }, 'shutdown failed');
-            process.exit(1);
-          },
-        );
+        running
+          .stop()
+          .then(() => telemetry?.shutdown())
+          .then(
+            () => process.exit(0),
+            (error: unknown) => {
+              logger.error({ err: error }, 'shutdown failed');
+              process.exit(1);
+            },
+          );
       };
       process.on('SIGTERM', () => {
         stop('SIGTERM');

@@ -26,7 +26,7 @@ export interface ServiceBuild {
   module: ServiceModule;
   /** Its internal API routers (`internalApiRouter`). */
   internal?: Router[];
-  /** Runs once the process is listening (for example the first project's bootstrap). */
+  /** Runs once the process listens, before it reports ready (the first project's bootstrap). */
   afterStart?: () => Promise<void>;
   /** Closes what the entry point opened besides the platform. */
   close?: () => Promise<void>;
@@ -66,12 +66,12 @@ export async function startService<E extends ProcessEnv>(
     modules,
     internal: service.internal,
     isReady: () => platform.consumersReady(),
+    afterStart: service.afterStart,
     close: async () => {
       await service.close?.();
       await platform.close();
     },
   }));
-  await service.afterStart?.();
   return running;
 }
 
@@ -80,6 +80,7 @@ export function runService<S extends z.ZodType<ProcessEnv>>(
   name: string,
   schema: S,
   create: (context: ServiceContext<z.infer<S>>) => Promise<ServiceBuild> | ServiceBuild,
+  telemetry?: { shutdown(): Promise<void> },
 ): void {
-  runMain(name, schema, (env, logger) => startService(name, env, logger, create));
+  runMain(name, schema, (env, logger) => startService(name, env, logger, create), telemetry);
 }

@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { KeysApi } from '@stamp/contracts';
 import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
 import { z } from 'zod';
@@ -18,24 +20,33 @@ const schema = processEnvSchema
  * gateway calls (`POST /internal/accounts/resolveKey`), and the first project's bootstrap, whose
  * keys are printed once when created.
  */
-runService('accounts', schema, ({ env, deps }) => {
-  const accounts = createAccountsService(deps);
-  const methods: (keyof KeysApi)[] = ['resolveKey'];
-  return {
-    module: accounts,
-    internal: [internalApiRouter<KeysApi>('accounts', accounts.api, methods)],
-    afterStart: async () => {
-      const given =
-        env.STAMP_BOOTSTRAP_SECRET_KEY !== undefined && env.STAMP_BOOTSTRAP_PUBLIC_KEY !== undefined
-          ? { secretKey: env.STAMP_BOOTSTRAP_SECRET_KEY, publicKey: env.STAMP_BOOTSTRAP_PUBLIC_KEY }
-          : {};
-      const bootstrap = await accounts.api.bootstrap(given);
-      if (bootstrap.secretKey !== undefined && bootstrap.publicKey !== undefined) {
-        process.stdout.write(
-          `  Project ${bootstrap.projectId} is ready. Its API keys are shown this once:\n` +
-            `    secret key: ${bootstrap.secretKey}\n    public key: ${bootstrap.publicKey}\n`,
-        );
-      }
-    },
-  };
-});
+runService(
+  'accounts',
+  schema,
+  ({ env, deps }) => {
+    const accounts = createAccountsService(deps);
+    const methods: (keyof KeysApi)[] = ['resolveKey'];
+    return {
+      module: accounts,
+      internal: [internalApiRouter<KeysApi>('accounts', accounts.api, methods)],
+      afterStart: async () => {
+        const given =
+          env.STAMP_BOOTSTRAP_SECRET_KEY !== undefined &&
+          env.STAMP_BOOTSTRAP_PUBLIC_KEY !== undefined
+            ? {
+                secretKey: env.STAMP_BOOTSTRAP_SECRET_KEY,
+                publicKey: env.STAMP_BOOTSTRAP_PUBLIC_KEY,
+              }
+            : {};
+        const bootstrap = await accounts.api.bootstrap(given);
+        if (bootstrap.secretKey !== undefined && bootstrap.publicKey !== undefined) {
+          process.stdout.write(
+            `  Project ${bootstrap.projectId} is ready. Its API keys are shown this once:\n` +
+              `    secret key: ${bootstrap.secretKey}\n    public key: ${bootstrap.publicKey}\n`,
+          );
+        }
+      },
+    };
+  },
+  telemetry,
+);

@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import { checkAdapters, processEnvSchema, runService } from '@stamp/host';
 import { z } from 'zod';
 
@@ -9,4 +11,4 @@ const schema = processEnvSchema
   .superRefine(checkAdapters);
 
 /** The activity service alone in its process (distributed mode): the feed and its projection. */
-runService('activity', schema, ({ deps }) => ({ module: createActivityService(deps) }));
+runService('activity', schema, ({ deps }) => ({ module: createActivityService(deps) }), telemetry);

@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { ContactsApi } from '@stamp/contracts';
 import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
 import { DnsResolver } from '@stamp/platform';
@@ -25,12 +27,17 @@ const schema = processEnvSchema
  * The contacts service alone in its process (distributed mode): contacts, tracking, events,
  * verification, subscription pages, and `POST /internal/contacts/upsertRecipient` for sending.
  */
-runService('contacts', schema, ({ env, deps, secrets }) => {
-  const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
-  const contacts = createContactsService({ ...deps, resolver, secrets });
-  const methods: (keyof ContactsApi)[] = ['upsertRecipient'];
-  return {
-    module: contacts,
-    internal: [internalApiRouter<ContactsApi>('contacts', contacts.api, methods)],
-  };
-});
+runService(
+  'contacts',
+  schema,
+  ({ env, deps, secrets }) => {
+    const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
+    const contacts = createContactsService({ ...deps, resolver, secrets });
+    const methods: (keyof ContactsApi)[] = ['upsertRecipient'];
+    return {
+      module: contacts,
+      internal: [internalApiRouter<ContactsApi>('contacts', contacts.api, methods)],
+    };
+  },
+  telemetry,
+);

@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { DomainsApi } from '@stamp/contracts';
 import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
 import { DnsResolver } from '@stamp/platform';
@@ -25,12 +27,17 @@ const schema = processEnvSchema
  * The domains service alone in its process (distributed mode): sender domains and their checks,
  * and `POST /internal/domains/senderDomain` for sending.
  */
-runService('domains', schema, ({ env, deps, secrets }) => {
-  const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
-  const domains = createDomainsService({ ...deps, resolver, secrets });
-  const methods: (keyof DomainsApi)[] = ['senderDomain'];
-  return {
-    module: domains,
-    internal: [internalApiRouter<DomainsApi>('domains', domains.api, methods)],
-  };
-});
+runService(
+  'domains',
+  schema,
+  ({ env, deps, secrets }) => {
+    const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
+    const domains = createDomainsService({ ...deps, resolver, secrets });
+    const methods: (keyof DomainsApi)[] = ['senderDomain'];
+    return {
+      module: domains,
+      internal: [internalApiRouter<DomainsApi>('domains', domains.api, methods)],
+    };
+  },
+  telemetry,
+);

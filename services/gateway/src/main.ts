@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import {
   type KeysApi,
   PUBLIC_SERVICE_ROUTES,
@@ -40,43 +42,48 @@ const schema = processEnvSchema
  * service, rate limits, idempotency, and every public route forwarded to the service that owns it
  * (`SERVICE_ROUTES`) over its internal HTTP API.
  */
-runMain('gateway', schema, (env, logger) => {
-  const urls = {
-    accounts: env.STAMP_ACCOUNTS_URL,
-    contacts: env.STAMP_CONTACTS_URL,
-    domains: env.STAMP_DOMAINS_URL,
-    sending: env.STAMP_SENDING_URL,
-    activity: env.STAMP_ACTIVITY_URL,
-  };
-  const token = env.STAMP_INTERNAL_TOKEN;
-  let ready = false;
-  return startProcess('gateway', env, logger, async () => {
-    const platform = await openPlatform(env, logger);
-    const modules = ROUTED_SERVICES.map((name) =>
-      proxyModule(
-        name,
-        { authenticated: SERVICE_ROUTES[name], public: PUBLIC_SERVICE_ROUTES[name] },
-        { url: urls[name], token },
-      ),
-    );
-    const keys = remoteApi<KeysApi>('accounts', ['resolveKey'], { url: urls.accounts, token });
-    const app = createGateway({
-      logger,
-      keys,
-      modules,
-      views: platform.views,
-      rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
-      isReady: () => ready,
-      features: { smtpRelay: env.STAMP_SMTP_RELAY === 'true', localOutbox: true },
-    });
-    ready = true;
-    return {
-      modules: [],
-      app,
-      close: async () => {
-        ready = false;
-        await platform.close();
-      },
+runMain(
+  'gateway',
+  schema,
+  (env, logger) => {
+    const urls = {
+      accounts: env.STAMP_ACCOUNTS_URL,
+      contacts: env.STAMP_CONTACTS_URL,
+      domains: env.STAMP_DOMAINS_URL,
+      sending: env.STAMP_SENDING_URL,
+      activity: env.STAMP_ACTIVITY_URL,
     };
-  });
-});
+    const token = env.STAMP_INTERNAL_TOKEN;
+    let ready = false;
+    return startProcess('gateway', env, logger, async () => {
+      const platform = await openPlatform(env, logger);
+      const modules = ROUTED_SERVICES.map((name) =>
+        proxyModule(
+          name,
+          { authenticated: SERVICE_ROUTES[name], public: PUBLIC_SERVICE_ROUTES[name] },
+          { url: urls[name], token },
+        ),
+      );
+      const keys = remoteApi<KeysApi>('accounts', ['resolveKey'], { url: urls.accounts, token });
+      const app = createGateway({
+        logger,
+        keys,
+        modules,
+        views: platform.views,
+        rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+        isReady: () => ready,
+        features: { smtpRelay: env.STAMP_SMTP_RELAY === 'true', localOutbox: true },
+      });
+      ready = true;
+      return {
+        modules: [],
+        app,
+        close: async () => {
+          ready = false;
+          await platform.close();
+        },
+      };
+    });
+  },
+  telemetry,
+);

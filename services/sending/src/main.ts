@@ -1,3 +1,5 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { ContactsApi, DomainsApi } from '@stamp/contracts';
 import { checkAdapters, processEnvSchema, remoteApi, runService } from '@stamp/host';
 import { SmtpMailer } from '@stamp/platform';
@@ -32,33 +34,38 @@ const schema = processEnvSchema
  * The sending service alone in its process (distributed mode): /v1/send, templates, the outbox
  * and delivery. It reaches the contacts and domains services over their internal HTTP APIs.
  */
-runService('sending', schema, ({ env, deps, platform, secrets }) => {
-  const token = env.STAMP_INTERNAL_TOKEN ?? '';
-  const contacts = remoteApi<ContactsApi>('contacts', ['upsertRecipient'], {
-    url: env.STAMP_CONTACTS_URL,
-    token,
-  });
-  const domains = remoteApi<DomainsApi>('domains', ['senderDomain'], {
-    url: env.STAMP_DOMAINS_URL,
-    token,
-  });
-  const relay =
-    env.STAMP_SMTP_URL === undefined
-      ? undefined
-      : new SmtpMailer({
-          url: env.STAMP_SMTP_URL,
-          maxConnections: env.STAMP_SMTP_POOL_SIZE,
-          rejectUnauthorized: env.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
-        });
-  const sending = createSendingService({
-    ...deps,
-    leases: platform.leases,
-    contacts,
-    domains,
-    relay,
-    sandboxDomain: env.STAMP_SANDBOX_DOMAIN,
-    publicUrl: env.STAMP_PUBLIC_URL,
-    secrets,
-  });
-  return { module: sending, close: async () => relay?.close() };
-});
+runService(
+  'sending',
+  schema,
+  ({ env, deps, platform, secrets }) => {
+    const token = env.STAMP_INTERNAL_TOKEN ?? '';
+    const contacts = remoteApi<ContactsApi>('contacts', ['upsertRecipient'], {
+      url: env.STAMP_CONTACTS_URL,
+      token,
+    });
+    const domains = remoteApi<DomainsApi>('domains', ['senderDomain'], {
+      url: env.STAMP_DOMAINS_URL,
+      token,
+    });
+    const relay =
+      env.STAMP_SMTP_URL === undefined
+        ? undefined
+        : new SmtpMailer({
+            url: env.STAMP_SMTP_URL,
+            maxConnections: env.STAMP_SMTP_POOL_SIZE,
+            rejectUnauthorized: env.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
+          });
+    const sending = createSendingService({
+      ...deps,
+      leases: platform.leases,
+      contacts,
+      domains,
+      relay,
+      sandboxDomain: env.STAMP_SANDBOX_DOMAIN,
+      publicUrl: env.STAMP_PUBLIC_URL,
+      secrets,
+    });
+    return { module: sending, close: async () => relay?.close() };
+  },
+  telemetry,
+);
