@@ -23,7 +23,10 @@ export interface RelayOptions {
   leaseTtlMs?: number;
   /** Events read and published per batch (default 500). */
   batchSize?: number;
-  /** Poll interval when caught up, ms (default 100); appends in this process wake it sooner. */
+  /**
+   * Poll interval when caught up, ms (default 25): appends made by other processes wait at most
+   * this long; appends in this process wake it at once.
+   */
   pollMs?: number;
 }
 
@@ -77,7 +80,7 @@ export class Relay {
   }
 
   private async run(): Promise<void> {
-    const { leases, logger, pollMs = 100, leaseTtlMs = 10_000 } = this.options;
+    const { leases, logger, pollMs = 25, leaseTtlMs = 10_000 } = this.options;
     let renewedAt = 0;
     let delay = 100;
     while (!this.stopped) {
