@@ -1,8 +1,20 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
- * Benchmarks: track, send, memory, restart, million, import, bulk. They are measurements, not tests.
+ * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
+ * distributed. They are measurements, not tests.
  */
-const benchmarks = ['track', 'send', 'memory', 'restart', 'million', 'import', 'bulk'] as const;
+const benchmarks = [
+  'track',
+  'send',
+  'memory',
+  'restart',
+  'million',
+  'import',
+  'bulk',
+  'mongo-views',
+  'kafka-clients',
+  'distributed',
+] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {
   process.stderr.write(`usage: ./pnpmw bench <${benchmarks.join('|')}>\n`);

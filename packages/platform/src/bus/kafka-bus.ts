@@ -152,6 +152,8 @@ class KafkaGroupConsumer implements Consumer {
       fallbackMode: 'earliest',
       autocommit: false,
       maxWaitTime: 200,
+      // The client's default (50 MiB) delays the first record; a few MiB keep throughput.
+      maxBytes: 4 * 1024 * 1024,
     });
     this.stream = stream;
     this.joined = true;
@@ -170,6 +172,8 @@ class KafkaGroupConsumer implements Consumer {
 
   private enqueue(message: StringMessage): void {
     const key = partitionKey(message.topic, message.partition);
+    // A record this member already handled (fetched again after a rebalance) is not handled twice.
+    if (message.offset < (this.handled.get(key) ?? 0n)) return;
     this.pending += 1;
     // Bounded buffering: stop fetching while too many records wait to be handled.
     const limit = Math.max(64, (this.options.batchSize ?? 256) * 4);

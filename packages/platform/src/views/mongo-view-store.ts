@@ -263,8 +263,8 @@ class MongoViewCollection<T extends ViewDocument> implements ViewCollection<T> {
   }
 
   /**
-   * Creates the index unless one on the same keys with the same uniqueness exists (under any
-   * name). An index on the same keys with the other uniqueness is a conflict, thrown as the
+   * Creates the index unless one on the same keys with the same uniqueness exists (whatever
+   * its name). An index on the same keys with the other uniqueness is a conflict, thrown as the
    * driver's MongoServerError (code 85 or 86).
    */
   async createIndex(keys: IndexKeys, options: { unique?: boolean } = {}): Promise<void> {
