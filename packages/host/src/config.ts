@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const list = z
+/** A comma-separated list variable (`a, b,c` → `['a', 'b', 'c']`); unset is `[]`. */
+export const commaList = z
   .string()
   .optional()
   .transform((value) =>
@@ -9,6 +10,10 @@ const list = z
       .map((part) => part.trim())
       .filter(Boolean),
   );
+
+/** A TCP port variable with the process's default port. */
+export const portWithDefault = (port: number) =>
+  z.coerce.number().int().min(0).max(65535).default(port);
 
 /**
  * Environment of one Stamp process in either mode (architecture brief, "Two modes"): which
@@ -27,7 +32,7 @@ export const processEnvSchema = z.object({
   STAMP_EVENT_STORE: z.enum(['embedded', 'kurrentdb']).default('embedded'),
   STAMP_KURRENTDB_URL: z.string().min(1).optional(),
   STAMP_BUS: z.enum(['embedded', 'kafka']).default('embedded'),
-  STAMP_KAFKA_BROKERS: list,
+  STAMP_KAFKA_BROKERS: commaList,
   STAMP_KAFKA_TOPIC_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9._-]*$/, 'letters, digits, dot, underscore or dash')

@@ -1,7 +1,13 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { KeysApi } from '@stamp/contracts';
-import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
+import {
+  checkAdapters,
+  portWithDefault,
+  internalApiRouter,
+  processEnvSchema,
+  runService,
+} from '@stamp/host';
 import { z } from 'zod';
 
 import { createAccountsService } from './index.ts';
@@ -9,7 +15,7 @@ import { createAccountsService } from './index.ts';
 /** Environment of the accounts process: the platform's, the port, optional bootstrap keys. */
 const schema = processEnvSchema
   .extend({
-    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3001),
+    STAMP_PORT: portWithDefault(3001),
     STAMP_BOOTSTRAP_SECRET_KEY: z.string().optional(),
     STAMP_BOOTSTRAP_PUBLIC_KEY: z.string().optional(),
   })

@@ -1,25 +1,23 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { ContactsApi } from '@stamp/contracts';
-import { checkAdapters, internalApiRouter, processEnvSchema, runService } from '@stamp/host';
+import {
+  checkAdapters,
+  commaList,
+  portWithDefault,
+  internalApiRouter,
+  processEnvSchema,
+  runService,
+} from '@stamp/host';
 import { DnsResolver } from '@stamp/platform';
-import { z } from 'zod';
 
 import { createContactsService } from './index.ts';
 
 /** Environment of the contacts process: the platform's, the port, the DNS servers of /v1/verify. */
 const schema = processEnvSchema
   .extend({
-    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3002),
-    STAMP_DNS_SERVERS: z
-      .string()
-      .optional()
-      .transform((value) =>
-        (value ?? '')
-          .split(',')
-          .map((part) => part.trim())
-          .filter(Boolean),
-      ),
+    STAMP_PORT: portWithDefault(3002),
+    STAMP_DNS_SERVERS: commaList,
   })
   .superRefine(checkAdapters);
 

@@ -8,6 +8,7 @@ import {
 } from '@stamp/contracts';
 import {
   checkAdapters,
+  portWithDefault,
   openPlatform,
   processEnvSchema,
   proxyModule,
@@ -25,7 +26,7 @@ import { createGateway } from './app.ts';
  */
 const schema = processEnvSchema
   .extend({
-    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    STAMP_PORT: portWithDefault(3000),
     STAMP_INTERNAL_TOKEN: z.string().min(16, 'must be at least 16 characters'),
     STAMP_ACCOUNTS_URL: z.url(),
     STAMP_CONTACTS_URL: z.url(),

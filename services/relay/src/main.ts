@@ -1,13 +1,20 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
-import { checkAdapters, openPlatform, processEnvSchema, runMain, startProcess } from '@stamp/host';
+import {
+  checkAdapters,
+  portWithDefault,
+  openPlatform,
+  processEnvSchema,
+  runMain,
+  startProcess,
+} from '@stamp/host';
 import { KafkaPublisher, KafkaTopics, Relay } from '@stamp/platform';
 import { z } from 'zod';
 
 /** Environment of the relay: the platform's (Kafka is required) and the port of its probes. */
 const schema = processEnvSchema
   .extend({
-    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3006),
+    STAMP_PORT: portWithDefault(3006),
     STAMP_BUS: z.literal('kafka'),
   })
   .superRefine(checkAdapters);

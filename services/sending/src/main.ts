@@ -1,7 +1,13 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import type { ContactsApi, DomainsApi } from '@stamp/contracts';
-import { checkAdapters, processEnvSchema, remoteApi, runService } from '@stamp/host';
+import {
+  checkAdapters,
+  portWithDefault,
+  processEnvSchema,
+  remoteApi,
+  runService,
+} from '@stamp/host';
 import { SmtpMailer } from '@stamp/platform';
 import { z } from 'zod';
 
@@ -13,7 +19,7 @@ import { createSendingService } from './index.ts';
  */
 const schema = processEnvSchema
   .extend({
-    STAMP_PORT: z.coerce.number().int().min(0).max(65535).default(3004),
+    STAMP_PORT: portWithDefault(3004),
     STAMP_CONTACTS_URL: z.url(),
     STAMP_DOMAINS_URL: z.url(),
     STAMP_PUBLIC_URL: z.url(),
