@@ -1,15 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { describeWith, engineUrl, KAFKA, MONGODB } from '@stamp/testkit/engines.ts';
 import { fetchJson, freePort } from '@stamp/testkit/net.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 const brokers = engineUrl(KAFKA, 'distributed end-to-end');
 const mongo = engineUrl(MONGODB, 'distributed end-to-end');
@@ -148,7 +146,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
     const database = `stamp_e2e_${randomUUID().slice(0, 8)}`;
     const env: Record<string, string> = {
       STAMP_LOG_LEVEL: 'warn',
-      STAMP_DATA_DIR: mkdtempSync(join(tmpdir(), 'stamp-distributed-')),
+      STAMP_DATA_DIR: temporaryDirectory('stamp-distributed-'),
       STAMP_EVENT_STORE: 'embedded',
       STAMP_BUS: 'kafka',
       STAMP_KAFKA_BROKERS: brokers ?? '',
@@ -184,6 +182,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
   }, 180_000);
 
   afterAll(async () => {
+    // Their data folder goes after the test file: once every process has exited.
     await Promise.all([...processes.values()].map((process) => process.stop('SIGTERM')));
     await sink.close();
     await dns.close();

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { loadOrCreateSecret, Secrets } from './secrets.ts';
 
@@ -77,28 +78,19 @@ describe('Secrets', () => {
 
 describe('loadOrCreateSecret', () => {
   it('creates <dataDir>/secret.key once (mode 0600) and reads it afterwards', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stamp-secret-'));
-    try {
-      const dataDir = join(dir, 'nested');
-      const first = loadOrCreateSecret(dataDir);
-      expect(first).toHaveLength(32);
-      const path = join(dataDir, 'secret.key');
-      expect(statSync(path).mode & 0o777).toBe(0o600);
-      expect(readFileSync(path).equals(first)).toBe(true);
-      expect(loadOrCreateSecret(dataDir).equals(first)).toBe(true);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dataDir = join(temporaryDirectory('stamp-secret-'), 'nested');
+    const first = loadOrCreateSecret(dataDir);
+    expect(first).toHaveLength(32);
+    const path = join(dataDir, 'secret.key');
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(readFileSync(path).equals(first)).toBe(true);
+    expect(loadOrCreateSecret(dataDir).equals(first)).toBe(true);
   });
 
   it('refuses a secret file that is too short', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'stamp-secret-'));
-    try {
-      writeFileSync(join(dir, 'secret.key'), 'short');
-      expect(() => loadOrCreateSecret(dir)).toThrow(/fewer than 32 bytes/);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const dir = temporaryDirectory('stamp-secret-');
+    writeFileSync(join(dir, 'secret.key'), 'short');
+    expect(() => loadOrCreateSecret(dir)).toThrow(/fewer than 32 bytes/);
   });
 
   it('returns a fresh secret for :memory:', () => {

@@ -1,14 +1,11 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { createLogger, openEmbeddedPlatform } from '@stamp/platform';
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { createAccountsService } from './index.ts';
 
 describe('bootstrap across processes sharing a data folder', () => {
   it('creates one default project when two start at the same moment', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'stamp-bootstrap-'));
+    const dataDir = temporaryDirectory('stamp-bootstrap-');
     const logger = createLogger({ level: 'silent' });
     const platforms = [0, 1].map(() => openEmbeddedPlatform({ dataDir, logger }));
     const services = platforms.map((platform) =>

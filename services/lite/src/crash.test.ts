@@ -1,15 +1,21 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { freePort } from '@stamp/testkit/net.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { call, TEST_KEYS } from './testing.ts';
 
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
+
+/** Sends `signal` to `child` unless it has exited, and waits for its exit. */
+async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
 
 /** Starts `pnpm start`'s entry point as a child process and waits until /readyz answers 200. */
 async function startProcess(env: Record<string, string>, url: string): Promise<ChildProcess> {
@@ -31,6 +37,7 @@ async function startProcess(env: Record<string, string>, url: string): Promise<C
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  await stopProcess(child, 'SIGKILL');
   throw new Error(`stamp did not become ready: ${stderr}`);
 }
 
@@ -51,7 +58,8 @@ describe('crash safety of accepted email (kill -9 with 1,000 sends in flight)', 
   });
 
   afterAll(async () => {
-    child?.kill('SIGKILL');
+    // Its data folder goes after the test file: once the process has exited.
+    if (child !== undefined) await stopProcess(child, 'SIGKILL');
     await sink.close();
     await dns.close();
   });
@@ -61,7 +69,7 @@ describe('crash safety of accepted email (kill -9 with 1,000 sends in flight)', 
     const url = `http://127.0.0.1:${port}`;
     const env = {
       STAMP_PORT: String(port),
-      STAMP_DATA_DIR: mkdtempSync(join(tmpdir(), 'stamp-crash-')),
+      STAMP_DATA_DIR: temporaryDirectory('stamp-crash-'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
       STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,

@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { createLogger } from '@stamp/platform';
 import { fetchJson, type JsonResponse } from '@stamp/testkit/net.ts';
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { type Stamp, startStamp } from './app.ts';
 import { readConfig } from './config.ts';
@@ -15,20 +12,23 @@ export const TEST_KEYS = {
 };
 
 /**
- * Starts the embedded platform on a random loopback port with a fresh data directory, fixed
- * bootstrap keys and the given extra environment (for example STAMP_SMTP_URL).
+ * Starts the embedded platform on a random loopback port with fixed bootstrap keys and the given
+ * extra environment (for example STAMP_SMTP_URL), in `env.STAMP_DATA_DIR` or else a fresh
+ * temporary folder. That folder outlives `close()`, so a test can restart on it; it is removed
+ * when the test file ends (`@stamp/testkit/temporary.ts`): close the platform before, in the test
+ * or in its `describe` block's `afterAll`.
  */
 export async function startTestStamp(
   env: Record<string, string> = {},
 ): Promise<Stamp & { dataDir: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'stamp-test-'));
+  const dataDir = env.STAMP_DATA_DIR ?? temporaryDirectory('stamp-test-');
   const config = readConfig({
     STAMP_PORT: '0',
-    STAMP_DATA_DIR: dataDir,
     STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,
     STAMP_BOOTSTRAP_PUBLIC_KEY: TEST_KEYS.publicKey,
     STAMP_LOG_LEVEL: 'silent',
     ...env,
+    STAMP_DATA_DIR: dataDir,
   });
   const stamp = await startStamp(config, createLogger({ level: config.STAMP_LOG_LEVEL }));
   return Object.assign(stamp, { dataDir });

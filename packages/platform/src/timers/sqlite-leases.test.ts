@@ -1,6 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { openDatabase } from '../sqlite/database.ts';
 import { leaseStoreContract } from './leases.contract.ts';
@@ -19,7 +19,7 @@ leaseStoreContract('embedded SQLite (memory)', () => {
 
 describe('SqliteLeaseStore on one database file', () => {
   it('is shared by two connections, as by two processes on one host', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'stamp-leases-')), 'stamp.db');
+    const path = join(temporaryDirectory('stamp-leases-'), 'stamp.db');
     const first = openDatabase(path);
     const second = openDatabase(path);
     try {

@@ -1,7 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 import fc from 'fast-check';
 import { Query } from 'mingo';
 import type { AnyObject } from 'mingo/types';
@@ -17,14 +16,20 @@ viewStoreContract('embedded SQLite + mingo', () =>
 
 describe('SqliteViewStore on disk', () => {
   it('keeps documents across a reopen', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'stamp-views-')), 'stamp.db');
+    const path = join(temporaryDirectory('stamp-views-'), 'stamp.db');
     const db = openDatabase(path);
     const views = new SqliteViewStore(db);
     await views.collection('c').insertOne({ _id: '1', a: 1 });
     await views.close();
     db.close();
-    const reopened = new SqliteViewStore(openDatabase(path));
-    expect(await reopened.collection('c').findOne({ _id: '1' })).toEqual({ _id: '1', a: 1 });
+    const again = openDatabase(path);
+    try {
+      const reopened = new SqliteViewStore(again);
+      expect(await reopened.collection('c').findOne({ _id: '1' })).toEqual({ _id: '1', a: 1 });
+      await reopened.close();
+    } finally {
+      again.close();
+    }
   });
 });
 

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, openAsBlob, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openAsBlob, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
@@ -12,6 +11,7 @@ import {
   Secrets,
 } from '@stamp/platform';
 import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
+import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { ContactCommands } from '../contacts/commands.ts';
 import { createContactsService } from '../index.ts';
@@ -104,7 +104,7 @@ async function contactByEmail(api: ServedRouter, email: string): Promise<Contact
   return (page.body as { data: Contact[] }).data.find((contact) => contact.email === email);
 }
 
-const dataDir = (): string => mkdtempSync(join(tmpdir(), 'stamp-import-'));
+const dataDir = (): string => temporaryDirectory('stamp-import-');
 
 describe('CSV import of a real file', () => {
   it('imports a 5 MB file of 100,000 rows with the expected counts, errors and contacts', async () => {
