@@ -13,10 +13,20 @@ const sk = TEST_KEYS.secretKey;
 function snapshot(dataDir: string): Map<string, unknown> {
   const db = new DatabaseSync(join(dataDir, 'stamp.db'), { readOnly: true });
   try {
-    const rows = db
-      .prepare('SELECT collection, id, document FROM view_documents ORDER BY collection, id')
-      .all() as { collection: string; id: string; document: string }[];
-    return new Map(rows.map((row) => [`${row.collection}/${row.id}`, JSON.parse(row.document)]));
+    const tables = db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'view:%' AND name NOT LIKE '%:substring:%' ORDER BY name",
+      )
+      .all() as { name: string }[];
+    const documents = new Map<string, unknown>();
+    for (const { name } of tables) {
+      const rows = db.prepare(`SELECT id, doc FROM "${name}" ORDER BY id`).all() as {
+        id: string;
+        doc: string;
+      }[];
+      for (const row of rows) documents.set(`${name}/${row.id}`, JSON.parse(row.doc));
+    }
+    return documents;
   } finally {
     db.close();
   }
@@ -80,9 +90,10 @@ describe('views:rebuild', () => {
     expect(live.size).toBeGreaterThan(30);
     // Damage the stored views: the rebuild must not depend on anything they hold.
     const db = new DatabaseSync(join(dataDir, 'stamp.db'));
-    db.exec(`UPDATE view_documents SET document = '{"_id":"damaged"}' WHERE collection = 'contacts';
-      DELETE FROM view_documents WHERE collection IN ('emails', 'contactFields');
-      INSERT INTO view_documents VALUES ('templates', 'stray', '{"_id":"stray"}');`);
+    db.exec(`UPDATE "view:contacts" SET doc = '{"_id":"damaged"}';
+      DELETE FROM "view:emails";
+      DELETE FROM "view:contactFields";
+      INSERT INTO "view:templates" (id, doc) VALUES ('stray', '{"_id":"stray"}');`);
     db.close();
     expect(snapshot(dataDir)).not.toEqual(live);
     const config = readConfig({

@@ -17,6 +17,7 @@ import {
   type Filter,
   type FindOptions,
   type IndexKeys,
+  type IndexOptions,
   type Update,
   type UpdateResult,
   type ViewCollection,
@@ -265,9 +266,9 @@ class MongoViewCollection<T extends ViewDocument> implements ViewCollection<T> {
   /**
    * Creates the index unless one on the same keys with the same uniqueness exists (whatever
    * its name). An index on the same keys with the other uniqueness is a conflict, thrown as the
-   * driver's MongoServerError (code 85 or 86).
+   * driver's MongoServerError (code 85 or 86). A `substring` index is an ordinary index here.
    */
-  async createIndex(keys: IndexKeys, options: { unique?: boolean } = {}): Promise<void> {
+  async createIndex(keys: IndexKeys, options: IndexOptions = {}): Promise<void> {
     const unique = options.unique ?? false;
     try {
       await this.collection.createIndex(keys, unique ? { unique } : {}, undefined);

@@ -43,6 +43,19 @@ export type BulkOperation =
 /** Index key specification, `{field: 1}`. */
 export type IndexKeys = Record<string, 1 | -1>;
 
+/** Options of {@link ViewCollection.createIndex}. */
+export interface IndexOptions {
+  /** Writes that would repeat a key fail with {@link DuplicateKeyError}. */
+  unique?: boolean;
+  /**
+   * The (string) fields are searched by substring: a `$regex` of literal characters (escaped
+   * metacharacters), case-insensitive with `$options: 'i'`. The embedded store keeps a trigram
+   * index that answers such searches of 3 characters or more without reading every value;
+   * MongoDB gets an ordinary index (its unanchored regex reads every key of the index).
+   */
+  substring?: boolean;
+}
+
 /** A collection of view documents. */
 export interface ViewCollection<T extends ViewDocument = ViewDocument> {
   findOne(filter: Filter): Promise<T | null>;
@@ -67,8 +80,12 @@ export interface ViewCollection<T extends ViewDocument = ViewDocument> {
   aggregate<R = Record<string, unknown>>(
     pipeline: readonly Record<string, unknown>[],
   ): Promise<R[]>;
-  /** Creates an index if missing; `unique` makes writes that would repeat a key fail. */
-  createIndex(keys: IndexKeys, options?: { unique?: boolean }): Promise<void>;
+  /**
+   * Creates an index if missing. Projections declare the indexes their queries need: the
+   * embedded store answers only filters and sorts on declared fields without reading every
+   * document.
+   */
+  createIndex(keys: IndexKeys, options?: IndexOptions): Promise<void>;
 }
 
 /** The view store: named collections. Adapters: embedded SQLite, MongoDB. */

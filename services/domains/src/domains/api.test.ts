@@ -318,13 +318,11 @@ describe('domains API', () => {
     expect(before).toMatchObject({ status: 'VERIFIED', verified: true });
   });
 
-  it('no plaintext private key in the raw events and view_documents tables', async () => {
+  it('no plaintext private key in the raw events and view tables', async () => {
     await platform.views.flush();
     const rows = [
       ...platform.db.prepare('SELECT type, data AS text FROM events').all(),
-      ...platform.db
-        .prepare('SELECT collection AS type, document AS text FROM view_documents')
-        .all(),
+      ...platform.db.prepare('SELECT \'domains\' AS type, doc AS text FROM "view:domains"').all(),
     ] as { type: string; text: string }[];
     expect(rows.some((row) => row.type === 'DomainAdded')).toBe(true);
     expect(rows.some((row) => row.type === 'domains')).toBe(true);

@@ -1,0 +1,646 @@
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
+
+import { aggregate, Query } from 'mingo';
+import { update as applyUpdate } from 'mingo/updater';
+import type { AnyObject } from 'mingo/types';
+
+import { DocumentShape, TYPE } from './document-shape.ts';
+import { compileFilter, compileSort, UnsortableError } from './simple-filter.ts';
+import { applySimpleUpdate } from './simple-update.ts';
+import {
+  fieldExpression,
+  type SqlCollection,
+  type SqlCondition,
+  translatablePath,
+  translateFilter,
+  translateSort,
+  typeExpression,
+} from './sql-filter.ts';
+import type { SqliteViewStore } from './sqlite-view-store.ts';
+import {
+  type BulkOperation,
+  DuplicateKeyError,
+  type Filter,
+  type FindOptions,
+  type IndexKeys,
+  type IndexOptions,
+  type Update,
+  type UpdateResult,
+  type ViewCollection,
+  type ViewDocument,
+} from './view-store.ts';
+
+/** Counts of recent filters kept current by every write, per collection. */
+const COUNT_CACHE_SIZE = 32;
+/** Rows read per batch by writes that select by filter (`updateMany`, `deleteMany`). */
+const WRITE_BATCH = 256;
+/** SQLite's extended result code of a UNIQUE constraint failure. */
+const SQLITE_CONSTRAINT_UNIQUE = 2067;
+
+type Test = (document: unknown) => boolean;
+
+/** SQL identifier (double-quoted) of `name`. */
+export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
+
+/** Name of the table of collection `name`. */
+export const tableName = (name: string): string => `view:${name}`;
+
+const scalar = (value: unknown): boolean =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+const isUniqueViolation = (error: unknown): boolean =>
+  (error as { errcode?: unknown }).errcode === SQLITE_CONSTRAINT_UNIQUE;
+
+/** Value at the dotted `path` of `document` (own properties only), undefined across arrays. */
+function fieldValue(document: Record<string, unknown>, path: string): unknown {
+  let current: unknown = document;
+  for (const part of path.split('.')) {
+    if (current === null || typeof current !== 'object' || Array.isArray(current)) return undefined;
+    if (!Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+/** Sorts `documents` in MongoDB's order (by type, then value), in place where it can. */
+function sortDocuments(documents: ViewDocument[], sort: Record<string, 1 | -1>): ViewDocument[] {
+  try {
+    return documents.sort(compileSort(sort));
+  } catch (error) {
+    if (!(error instanceof UnsortableError)) throw error;
+    return new Query({}, {}).find<ViewDocument>(documents).sort(sort).all();
+  }
+}
+
+/**
+ * One collection of {@link SqliteViewStore}: table `view:<name>`, its expression indexes
+ * (`view:<name>:<fields>`) and trigram indexes (`view:<name>:substring:<path>`, kept by
+ * triggers). See the store for the design.
+ */
+export class SqliteViewCollection implements ViewCollection, SqlCollection {
+  readonly name: string;
+  private readonly store: SqliteViewStore;
+  private readonly table: string;
+  shape = new DocumentShape();
+  private ready = false;
+  /** Whether a unique secondary index exists: writes then go through at once. */
+  private unique = false;
+  private readonly substringIndexes = new Map<string, string>();
+  private readonly counts = new Map<string, { count: number; test: Test }>();
+
+  constructor(name: string, store: SqliteViewStore) {
+    this.name = name;
+    this.store = store;
+    this.table = quoteIdentifier(tableName(name));
+  }
+
+  /** Creates the table when missing and loads what is known of it. */
+  private ensure(): void {
+    if (this.ready) return;
+    this.store.exec(`CREATE TABLE IF NOT EXISTS ${this.table} (
+      rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc TEXT NOT NULL)`);
+    this.load();
+    this.ready = true;
+  }
+
+  /** (Re)reads the shape and the index definitions from the database. */
+  private load(): void {
+    this.shape = this.store.loadShape(this.name);
+    const table = tableName(this.name);
+    const unique = this.store
+      .statement(
+        "SELECT 1 AS found FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql LIKE 'CREATE UNIQUE INDEX%'",
+      )
+      .get(table);
+    this.unique = unique !== undefined;
+    this.substringIndexes.clear();
+    const prefix = `${table}:substring:`;
+    const indexes = this.store
+      .statement(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%' AND substr(name, 1, ?) = ?",
+      )
+      .all(prefix.length, prefix) as { name: string }[];
+    for (const { name } of indexes) {
+      this.substringIndexes.set(name.slice(prefix.length), name);
+    }
+  }
+
+  /** Forgets everything known of the table (after a drop). */
+  reset(): void {
+    this.ready = false;
+    this.shape = new DocumentShape();
+    this.unique = false;
+    this.substringIndexes.clear();
+    this.counts.clear();
+  }
+
+  substringIndex(path: string): string | undefined {
+    return this.substringIndexes.get(path);
+  }
+
+  /** Statements of the store's flush. */
+  writeStatements(): { upsert: StatementSync; remove: StatementSync } {
+    return {
+      upsert: this.store.statement(
+        `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      ),
+      remove: this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`),
+    };
+  }
+
+  /** Before a query SQL answers: held changes written, state of other processes seen. */
+  private prepareRead(): void {
+    this.ensure();
+    if (this.store.changedElsewhere()) this.store.reloadAll();
+    this.store.flushSync();
+  }
+
+  /** Called by the store when another connection committed: cached state may be stale. */
+  reload(): void {
+    if (!this.ready) return;
+    this.load();
+    this.counts.clear();
+  }
+
+  /** The stored document `id` (held changes first), parsed: a copy the caller owns. */
+  private readById(id: string): ViewDocument | null {
+    this.ensure();
+    const held = this.store.held(this, id);
+    if (held !== undefined) return held === null ? null : (JSON.parse(held) as ViewDocument);
+    const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as
+      { doc: string } | undefined;
+    return row === undefined ? null : (JSON.parse(row.doc) as ViewDocument);
+  }
+
+  /** `FROM` clause and leading parameters of `condition`. */
+  private from(condition: SqlCondition): { from: string; params: SQLInputValue[] } {
+    const { driver } = condition;
+    if (driver === undefined) return { from: this.table, params: [] };
+    return {
+      from: `${quoteIdentifier(driver.table)}(?) AS hits CROSS JOIN ${this.table} ON ${this.table}.rid = hits.rowid`,
+      params: [driver.query],
+    };
+  }
+
+  /**
+   * Documents selected by `condition` in `order`, read one row at a time; every row is tested
+   * with `test` unless the condition is exact. Stops once `take` documents passed `skip`.
+   */
+  private select(
+    filter: Filter,
+    condition: SqlCondition,
+    order: string | undefined,
+    skip: number,
+    take: number | undefined,
+  ): ViewDocument[] {
+    const { from, params } = this.from(condition);
+    const orderBy = order === undefined ? '' : ` ORDER BY ${order}`;
+    const found: ViewDocument[] = [];
+    if (condition.exact) {
+      const page = take === undefined ? '' : ' LIMIT ? OFFSET ?';
+      const rows = this.store
+        .statement(`SELECT doc FROM ${from} WHERE ${condition.sql}${orderBy}${page}`)
+        .all(...params, ...condition.params, ...(take === undefined ? [] : [take, skip])) as {
+        doc: string;
+      }[];
+      for (const row of rows) found.push(JSON.parse(row.doc) as ViewDocument);
+      return found;
+    }
+    const test = compileFilter(filter);
+    let skipped = 0;
+    const statement = this.store.statement(
+      `SELECT doc FROM ${from} WHERE ${condition.sql}${orderBy}`,
+    );
+    for (const row of statement.iterate(...params, ...condition.params)) {
+      const document = JSON.parse((row as { doc: string }).doc) as ViewDocument;
+      if (!test(document)) continue;
+      if (skipped < skip) {
+        skipped += 1;
+        continue;
+      }
+      found.push(document);
+      if (take !== undefined && found.length >= take) break;
+    }
+    return found;
+  }
+
+  /**
+   * The first `count` documents matching `filter` in `sort` order when SQL cannot order them:
+   * one pass over the candidates keeping the best `count`.
+   */
+  private selectFirst(
+    filter: Filter,
+    condition: SqlCondition,
+    sort: Record<string, 1 | -1>,
+    count: number,
+  ): ViewDocument[] {
+    const { from, params } = this.from(condition);
+    const test = compileFilter(filter);
+    const statement = this.store.statement(`SELECT doc FROM ${from} WHERE ${condition.sql}`);
+    let compare: ((a: unknown, b: unknown) => number) | undefined = compileSort(sort);
+    const first: ViewDocument[] = [];
+    const all: ViewDocument[] = [];
+    for (const row of statement.iterate(...params, ...condition.params)) {
+      const document = JSON.parse((row as { doc: string }).doc) as ViewDocument;
+      if (!test(document)) continue;
+      if (compare === undefined) {
+        all.push(document);
+        continue;
+      }
+      try {
+        if (first.length === count && compare(document, first[count - 1]) >= 0) continue;
+        let low = 0;
+        let high = first.length;
+        while (low < high) {
+          const middle = (low + high) >>> 1;
+          if (compare(document, first[middle]) < 0) high = middle;
+          else low = middle + 1;
+        }
+        first.splice(low, 0, document);
+        if (first.length > count) first.pop();
+      } catch (error) {
+        if (!(error instanceof UnsortableError)) throw error;
+        // A value the fast comparison does not order: sort every match the general way.
+        compare = undefined;
+        all.push(...first, document);
+      }
+    }
+    if (compare !== undefined) return first;
+    return sortDocuments(all, sort).slice(0, count);
+  }
+
+  findOne(filter: Filter): Promise<ViewDocument | null> {
+    return Promise.resolve(this.firstMatch(filter));
+  }
+
+  /** The first document matching `filter`, a copy; by `_id` without touching SQL when given. */
+  private firstMatch(filter: Filter): ViewDocument | null {
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const document = this.readById(id);
+      return document !== null && compileFilter(filter)(document) ? document : null;
+    }
+    this.prepareRead();
+    return this.select(filter, translateFilter(filter, this), undefined, 0, 1)[0] ?? null;
+  }
+
+  find(filter: Filter, options: FindOptions = {}): Promise<ViewDocument[]> {
+    const skip = options.skip ?? 0;
+    const take = options.limit === undefined || options.limit === 0 ? undefined : options.limit;
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const document = this.firstMatch(filter);
+      return Promise.resolve(document === null || skip > 0 || take === 0 ? [] : [document]);
+    }
+    this.prepareRead();
+    const condition = translateFilter(filter, this);
+    const sort = options.sort;
+    if (sort === undefined || Object.keys(sort).length === 0) {
+      return Promise.resolve(this.select(filter, condition, undefined, skip, take));
+    }
+    const order = translateSort(sort, this.shape);
+    if (order !== undefined) {
+      return Promise.resolve(this.select(filter, condition, order, skip, take));
+    }
+    if (take !== undefined) {
+      return Promise.resolve(this.selectFirst(filter, condition, sort, skip + take).slice(skip));
+    }
+    const all = sortDocuments(this.select(filter, condition, undefined, 0, undefined), sort);
+    return Promise.resolve(all.slice(skip));
+  }
+
+  countDocuments(filter: Filter): Promise<number> {
+    this.prepareRead();
+    const key = JSON.stringify(filter);
+    const cached = this.counts.get(key);
+    if (cached !== undefined) {
+      this.counts.delete(key);
+      this.counts.set(key, cached);
+      return Promise.resolve(cached.count);
+    }
+    const condition = translateFilter(filter, this);
+    let count: number;
+    if (condition.exact) {
+      const { from, params } = this.from(condition);
+      const row = this.store
+        .statement(`SELECT count(*) AS count FROM ${from} WHERE ${condition.sql}`)
+        .get(...params, ...condition.params) as { count: number };
+      count = row.count;
+    } else {
+      count = this.select(filter, condition, undefined, 0, undefined).length;
+    }
+    this.counts.set(key, { count, test: compileFilter(filter) });
+    if (this.counts.size > COUNT_CACHE_SIZE) {
+      const oldest = this.counts.keys().next();
+      if (oldest.done !== true) this.counts.delete(oldest.value);
+    }
+    return Promise.resolve(count);
+  }
+
+  distinct(path: string, filter: Filter): Promise<unknown[]> {
+    this.prepareRead();
+    const condition = translateFilter(filter, this);
+    const values = new Map<string, unknown>();
+    const add = (value: unknown): void => {
+      if (value === undefined) return;
+      const key = typeof value === 'string' ? `s${value}` : JSON.stringify(value);
+      if (!values.has(key)) values.set(key, value);
+    };
+    const mask = path === '_id' ? TYPE.string : this.shape.mask(path);
+    const plain = translatablePath(path) && (path === '_id' || this.shape.plain(path));
+    if (condition.exact && plain && (mask & TYPE.object) === 0) {
+      const { from, params } = this.from(condition);
+      const field = fieldExpression(path);
+      const type = path === '_id' ? "'text'" : typeExpression(path);
+      const rows = this.store
+        .statement(
+          `SELECT DISTINCT ${field} AS value, ${type} AS type FROM ${from} WHERE (${condition.sql}) AND ${type} IS NOT NULL`,
+        )
+        .all(...params, ...condition.params) as { value: SQLInputValue; type: string }[];
+      for (const { value, type: kind } of rows) {
+        if (kind === 'true') add(true);
+        else if (kind === 'false') add(false);
+        else if (kind === 'null') add(null);
+        else add(value);
+      }
+      return Promise.resolve([...values.values()]);
+    }
+    for (const document of this.select(filter, condition, undefined, 0, undefined)) {
+      const value = fieldValue(document, path);
+      if (Array.isArray(value)) for (const element of value) add(element);
+      else add(value);
+    }
+    return Promise.resolve([...values.values()]);
+  }
+
+  /** Moves the cached counts by one write (`previous` → `next`). */
+  private recount(next: ViewDocument | undefined, previous: ViewDocument | undefined): void {
+    for (const entry of this.counts.values()) {
+      if (next !== undefined && entry.test(next)) entry.count += 1;
+      if (previous !== undefined && entry.test(previous)) entry.count -= 1;
+    }
+  }
+
+  /** Stores `document` (replacing `previous`). @throws DuplicateKeyError on a unique index. */
+  private put(document: ViewDocument, previous: ViewDocument | undefined): void {
+    const json = JSON.stringify(document);
+    const grown = this.shape.widen(document);
+    if (this.unique) {
+      const { upsert } = this.writeStatements();
+      try {
+        this.store.writeThrough(() => {
+          this.store.writePaths(this.name, grown);
+          upsert.run(document._id, json);
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DuplicateKeyError(this.name, document._id);
+        throw error;
+      }
+    } else {
+      this.store.stage(this, document._id, json, grown);
+    }
+    this.recount(document, previous);
+  }
+
+  private remove(document: ViewDocument): void {
+    this.store.stage(this, document._id, null, []);
+    this.recount(undefined, document);
+  }
+
+  /** Stores a document read from the earlier layout (no checks). */
+  restore(document: ViewDocument): void {
+    this.ensure();
+    this.store.stage(this, document._id, JSON.stringify(document), this.shape.widen(document));
+  }
+
+  async insertOne(document: ViewDocument): Promise<void> {
+    if (this.readById(document._id) !== null) throw new DuplicateKeyError(this.name, document._id);
+    this.put(structuredClone(document), undefined);
+  }
+
+  /** Every document matching `filter`, in batches read after the previous batch's writes. */
+  private forEachMatch(filter: Filter, visit: (document: ViewDocument) => void): number {
+    const id = filter._id;
+    if (typeof id === 'string') {
+      const document = this.firstMatch(filter);
+      if (document !== null) visit(document);
+      return document === null ? 0 : 1;
+    }
+    let matched = 0;
+    let after = 0;
+    for (;;) {
+      this.prepareRead();
+      const condition = translateFilter(filter, this);
+      const { from, params } = this.from(condition);
+      const rows = this.store
+        .statement(
+          `SELECT ${this.table}.rid AS rid, doc FROM ${from} WHERE (${condition.sql}) AND ${this.table}.rid > ? ORDER BY ${this.table}.rid LIMIT ${WRITE_BATCH}`,
+        )
+        .all(...params, ...condition.params, after) as { rid: number; doc: string }[];
+      const test = condition.exact ? undefined : compileFilter(filter);
+      for (const row of rows) {
+        const document = JSON.parse(row.doc) as ViewDocument;
+        if (test !== undefined && !test(document)) continue;
+        matched += 1;
+        visit(document);
+      }
+      const last = rows[rows.length - 1];
+      if (last === undefined || rows.length < WRITE_BATCH) return matched;
+      after = last.rid;
+    }
+  }
+
+  private updateSync(filter: Filter, update: Update, upsert: boolean, many: boolean): UpdateResult {
+    const { $setOnInsert, ...modifier } = update;
+    let modifiedCount = 0;
+    const apply = (target: ViewDocument): void => {
+      const next = structuredClone(target);
+      const changed =
+        applySimpleUpdate(next, modifier) ??
+        applyUpdate(next, modifier as AnyObject, [], undefined, { cloneMode: 'deep' }).length > 0;
+      if (changed) {
+        this.put(next, target);
+        modifiedCount += 1;
+      }
+    };
+    let matchedCount: number;
+    if (many) {
+      matchedCount = this.forEachMatch(filter, apply);
+    } else {
+      const target = this.firstMatch(filter);
+      if (target !== null) apply(target);
+      matchedCount = target === null ? 0 : 1;
+    }
+    if (matchedCount > 0 || !upsert) return { matchedCount, modifiedCount };
+    const created: Record<string, unknown> = {};
+    for (const [field, value] of Object.entries(filter)) {
+      if (!field.startsWith('$') && !field.includes('.') && (scalar(value) || value === null)) {
+        created[field] = value;
+      }
+    }
+    const insert = { ...modifier, $set: { ...modifier.$set, ...$setOnInsert } };
+    if (applySimpleUpdate(created, insert) === undefined) {
+      applyUpdate(created, insert as AnyObject, [], undefined, { cloneMode: 'deep' });
+    }
+    if (typeof created._id !== 'string') {
+      throw new Error(`upsert into ${this.name} needs a string _id in the filter or update`);
+    }
+    const document = created as ViewDocument;
+    if (this.readById(document._id) !== null) throw new DuplicateKeyError(this.name, document._id);
+    this.put(document, undefined);
+    return { matchedCount: 0, modifiedCount: 0, upsertedId: document._id };
+  }
+
+  async updateOne(
+    filter: Filter,
+    update: Update,
+    options: { upsert?: boolean } = {},
+  ): Promise<UpdateResult> {
+    return this.updateSync(filter, update, options.upsert ?? false, false);
+  }
+
+  async updateMany(filter: Filter, update: Update): Promise<UpdateResult> {
+    return this.updateSync(filter, update, false, true);
+  }
+
+  private replaceSync(filter: Filter, replacement: ViewDocument, upsert: boolean): UpdateResult {
+    const target = this.firstMatch(filter) ?? undefined;
+    if (target === undefined && !upsert) return { matchedCount: 0, modifiedCount: 0 };
+    const next = structuredClone({ ...replacement, _id: target?._id ?? replacement._id });
+    if (target === undefined && this.readById(next._id) !== null) {
+      throw new DuplicateKeyError(this.name, next._id);
+    }
+    this.put(next, target);
+    return target === undefined
+      ? { matchedCount: 0, modifiedCount: 0, upsertedId: next._id }
+      : { matchedCount: 1, modifiedCount: 1 };
+  }
+
+  async replaceOne(
+    filter: Filter,
+    replacement: ViewDocument,
+    options: { upsert?: boolean } = {},
+  ): Promise<UpdateResult> {
+    return this.replaceSync(filter, replacement, options.upsert ?? false);
+  }
+
+  deleteOne(filter: Filter): Promise<{ deletedCount: number }> {
+    const target = this.firstMatch(filter);
+    if (target !== null) this.remove(target);
+    return Promise.resolve({ deletedCount: target === null ? 0 : 1 });
+  }
+
+  deleteMany(filter: Filter): Promise<{ deletedCount: number }> {
+    const deletedCount = this.forEachMatch(filter, (document) => {
+      this.remove(document);
+    });
+    return Promise.resolve({ deletedCount });
+  }
+
+  bulkWrite(operations: readonly BulkOperation[]): Promise<void> {
+    const failures: Error[] = [];
+    for (const operation of operations) {
+      try {
+        if ('updateOne' in operation) {
+          const { filter, update, upsert } = operation.updateOne;
+          this.updateSync(filter, update, upsert ?? false, false);
+        } else if ('replaceOne' in operation) {
+          const { filter, replacement, upsert } = operation.replaceOne;
+          this.replaceSync(filter, replacement, upsert ?? false);
+        } else {
+          const target = this.firstMatch(operation.deleteOne.filter);
+          if (target !== null) this.remove(target);
+        }
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) failures.push(error as Error);
+      }
+    }
+    const failure = failures[0];
+    return failure === undefined ? Promise.resolve() : Promise.reject(failure);
+  }
+
+  /**
+   * Aggregation: a leading `$match` selects through SQL like `find`; the later stages run in
+   * memory (mingo) over the selected documents.
+   */
+  aggregate<R>(pipeline: readonly Record<string, unknown>[]): Promise<R[]> {
+    const [first, ...rest] = pipeline;
+    let filter: Filter = {};
+    let stages = pipeline;
+    if (first !== undefined && '$match' in first) {
+      filter = first.$match as Filter;
+      stages = rest;
+    }
+    this.prepareRead();
+    const source = this.select(filter, translateFilter(filter, this), undefined, 0, undefined);
+    return Promise.resolve(aggregate(source, [...stages] as AnyObject[], {}) as R[]);
+  }
+
+  createIndex(keys: IndexKeys, options: IndexOptions = {}): Promise<void> {
+    this.ensure();
+    const fields = Object.keys(keys);
+    for (const field of fields) {
+      if (!translatablePath(field)) throw new Error(`index of ${this.name}: bad path ${field}`);
+    }
+    if (options.substring === true) {
+      for (const field of fields) this.createSubstringIndex(field);
+      return Promise.resolve();
+    }
+    const unique = options.unique ?? false;
+    const table = tableName(this.name);
+    const name = `${table}:${unique ? 'unique:' : ''}${fields
+      .map((field) => `${field}${keys[field] === -1 ? ' desc' : ''}`)
+      .join(',')}`;
+    const columns = fields.map(
+      (field) => `${fieldExpression(field)}${keys[field] === -1 ? ' DESC' : ''}`,
+    );
+    // Non-unique indexes end with `id`: equality on their fields reads rows in `_id` order.
+    if (!unique && !fields.includes('_id')) columns.push('id');
+    try {
+      this.store.exec(
+        `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(name)} ON ${this.table} (${columns.join(', ')})`,
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateKeyError(this.name, name);
+      throw error;
+    }
+    if (unique) this.unique = true;
+    return Promise.resolve();
+  }
+
+  /**
+   * An FTS5 trigram index of the string values at `path`, without a copy of the text
+   * (contentless, rows deleted with their document; FTS5 `secure-delete`, so a deleted value
+   * leaves no index entries), kept by triggers of the table.
+   */
+  private createSubstringIndex(path: string): void {
+    if (this.substringIndexes.has(path)) return;
+    const name = `${tableName(this.name)}:substring:${path}`;
+    const index = quoteIdentifier(name);
+    const trigger = (suffix: string): string => quoteIdentifier(`${name}:${suffix}`);
+    const value = (row: string): string => fieldExpression(path, row);
+    const isText = (row: string): string => `${typeExpression(path, row)} = 'text'`;
+    this.store.writeThrough(() => {
+      const { db } = this.store;
+      db.exec(`CREATE VIRTUAL TABLE ${index} USING fts5(value, content='',
+        contentless_delete=1, tokenize='trigram', detail='none')`);
+      db.exec(`INSERT INTO ${index} (${index}, rank) VALUES ('secure-delete', 1)`);
+      db.exec(`INSERT INTO ${index} (rowid, value)
+        SELECT rid, ${value('doc')} FROM ${this.table} WHERE ${isText('doc')}`);
+      db.exec(`CREATE TRIGGER ${trigger('insert')} AFTER INSERT ON ${this.table}
+        WHEN ${isText('new.doc')} BEGIN
+          INSERT INTO ${index} (rowid, value) VALUES (new.rid, ${value('new.doc')});
+        END`);
+      db.exec(`CREATE TRIGGER ${trigger('delete')} AFTER DELETE ON ${this.table} BEGIN
+          DELETE FROM ${index} WHERE rowid = old.rid;
+        END`);
+      db.exec(`CREATE TRIGGER ${trigger('update')} AFTER UPDATE OF doc ON ${this.table}
+        WHEN ${value('old.doc')} IS NOT ${value('new.doc')} BEGIN
+          DELETE FROM ${index} WHERE rowid = old.rid;
+          INSERT INTO ${index} (rowid, value) SELECT new.rid, ${value('new.doc')}
+            WHERE ${isText('new.doc')};
+        END`);
+    });
+    this.substringIndexes.set(path, name);
+  }
+}
