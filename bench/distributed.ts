@@ -14,18 +14,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { createContactsService } from '@stamp/contacts';
+import { createLogger, DnsResolver, openEmbeddedPlatform, Secrets } from '@stamp/platform';
 import {
-  createLogger,
-  DnsResolver,
   KafkaBus,
   KafkaPublisher,
   KafkaTopics,
   MongoViewStore,
-  openEmbeddedPlatform,
   Relay,
-  Secrets,
-} from '@stamp/platform';
-
+} from '@stamp/platform/distributed.ts';
 import { figure, KEYS, type Running, startProcess } from './harness.ts';
 
 const brokers = process.env.STAMP_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
-import { type BulkOperation, MongoViewStore, type Update } from '@stamp/platform';
-
+import { type BulkOperation, type Update } from '@stamp/platform';
+import { MongoViewStore } from '@stamp/platform/distributed.ts';
 import { figure } from './harness.ts';
 
 /**

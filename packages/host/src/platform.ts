@@ -4,17 +4,10 @@ import {
   type Bus,
   type CheckpointStore,
   type EventStore,
-  KafkaBus,
-  type KafkaSettings,
-  KurrentDbEventStore,
   type LeaseStore,
   LogBus,
   type Logger,
-  MongoCheckpointStore,
-  MongoLeaseStore,
-  MongoViewStore,
   openDatabase,
-  RELAY_LEASE,
   SqliteCheckpointStore,
   SqliteEventStore,
   SqliteLeaseStore,
@@ -23,7 +16,15 @@ import {
   tracedHandler,
   type ViewStore,
 } from '@stamp/platform';
-
+import {
+  KafkaBus,
+  type KafkaSettings,
+  KurrentDbEventStore,
+  MongoCheckpointStore,
+  MongoLeaseStore,
+  MongoViewStore,
+  RELAY_LEASE,
+} from '@stamp/platform/distributed.ts';
 import type { ProcessEnv } from './config.ts';
 
 /** The ports of one process, each on the adapter its configuration chose. */

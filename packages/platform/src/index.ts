@@ -1,10 +1,14 @@
+/**
+ * The platform's ports and embedded adapters. The adapters of the distributed mode (Kafka,
+ * MongoDB, KurrentDB, the relay) are exported by `@stamp/platform/distributed.ts`, so a process
+ * on the embedded adapters never loads their clients.
+ */
 export * from './bus/bus.ts';
 export * from './bus/checkpoint-store.ts';
 export * from './bus/log-bus.ts';
 export * from './config.ts';
 export * from './embedded.ts';
 export * from './event-store/event-store.ts';
-export * from './event-store/kurrentdb-event-store.ts';
 export * from './event-store/retry.ts';
 export * from './event-store/sqlite-event-store.ts';
 export * from './ids.ts';
@@ -20,13 +24,6 @@ export * from './views/apply-at-revision.ts';
 export * from './views/sqlite-view-store.ts';
 export * from './views/view-store.ts';
 export * from './secrets.ts';
-export * from './bus/envelope.ts';
-export * from './bus/kafka.ts';
-export * from './bus/kafka-bus.ts';
-export * from './relay/relay.ts';
-export * from './views/mongo-view-store.ts';
-export * from './bus/mongo-checkpoint-store.ts';
-export * from './timers/mongo-leases.ts';
 // The SDK itself (startTelemetry, ~350 ms to load) is imported from its own path by entry points.
 export type { Telemetry, TelemetryOptions } from './telemetry/telemetry.ts';
 export * from './telemetry/trace-context.ts';

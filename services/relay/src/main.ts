@@ -8,7 +8,7 @@ import {
   runMain,
   startProcess,
 } from '@stamp/host';
-import { KafkaPublisher, KafkaTopics, Relay } from '@stamp/platform';
+import { KafkaPublisher, KafkaTopics, Relay } from '@stamp/platform/distributed.ts';
 import { z } from 'zod';
 
 /** Environment of the relay: the platform's (Kafka is required) and the port of its probes. */

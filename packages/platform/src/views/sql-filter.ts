@@ -14,22 +14,35 @@ import { type DocumentShape, isPathKey, TYPE } from './document-shape.ts';
 import type { Filter, Sort } from './view-store.ts';
 
 /**
- * A SQL condition with its bound values; `exact` when it selects MongoDB's answer. `driver` is
- * a trigram index query that every matching row also satisfies: the query reads its rows first
- * (`FROM "<table>"(?) CROSS JOIN …`), so a rare substring costs its matches, not the collection.
+ * A trigram index query that every row matching a condition satisfies: the query can read its
+ * rows first (`FROM "<table>"(?) CROSS JOIN …`), so a rare substring costs its matches, not the
+ * collection. `rows` estimates how many rows it yields.
+ */
+export interface SqlDriver {
+  table: string;
+  query: string;
+  rows: number;
+}
+
+/**
+ * A SQL condition with its bound values; `exact` when it selects MongoDB's answer; `driver`
+ * when a trigram index can read the candidate rows.
  */
 export interface SqlCondition {
   sql: string;
   params: SQLInputValue[];
   exact: boolean;
-  driver?: { table: string; query: string };
+  driver?: SqlDriver;
 }
 
 /** What translation needs to know of a collection. */
 export interface SqlCollection {
   shape: DocumentShape;
-  /** Name of the trigram index table of `path`, when the path has a substring index. */
-  substringIndex(path: string): string | undefined;
+  /**
+   * The trigram index query for a substring search of `path`, given the distinct trigrams of
+   * the searched text (lowercase): undefined when the path has no substring index.
+   */
+  substringQuery(path: string, trigrams: readonly string[]): SqlDriver | undefined;
 }
 
 const TRUE: SqlCondition = { sql: '1', params: [], exact: true };
@@ -199,21 +212,14 @@ export function regexLiteral(pattern: string): string | undefined {
   return text;
 }
 
-/** Trigram query (FTS5) of a substring of at least 3 characters: all its trigrams. */
-function trigramQuery(text: string): string | undefined {
-  // Code points, as the trigram tokenizer counts characters.
+/** The distinct trigrams of `text` (code points, as the trigram tokenizer counts them). */
+export function trigramsOf(text: string): string[] {
   const characters = Array.from(text);
-  if (characters.length < 3) return undefined;
   const trigrams = new Set<string>();
   for (let index = 0; index + 3 <= characters.length; index += 1) {
-    trigrams.add(
-      `"${characters
-        .slice(index, index + 3)
-        .join('')
-        .replaceAll('"', '""')}"`,
-    );
+    trigrams.add(characters.slice(index, index + 3).join(''));
   }
-  return [...trigrams].join(' ');
+  return [...trigrams];
 }
 
 /**
@@ -240,11 +246,10 @@ function regex(
   const guard =
     (mask & ~(TYPE.string | TYPE.null)) === 0 ? '' : ` AND ${typeExpression(path)} = 'text'`;
   const parts: SqlCondition[] = [];
-  const index = collection.substringIndex(path);
-  const query = index === undefined ? undefined : trigramQuery(text);
-  if (index !== undefined && query !== undefined) {
-    parts.push({ sql: '1', params: [], exact: true, driver: { table: index, query } });
-  }
+  // ASCII only: SQLite's trigram tokenizer folds case as JavaScript does for these characters.
+  const trigrams = /^[\x20-\x7e]*$/.test(text) ? trigramsOf(text.toLowerCase()) : [];
+  const driver = trigrams.length === 0 ? undefined : collection.substringQuery(path, trigrams);
+  if (driver !== undefined) parts.push({ sql: '1', params: [], exact: true, driver });
   if (text === '') {
     parts.push({ sql: `${field} IS NOT NULL${guard}`, params: [], exact: true });
   } else {

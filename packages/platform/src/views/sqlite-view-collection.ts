@@ -11,8 +11,10 @@ import {
   fieldExpression,
   type SqlCollection,
   type SqlCondition,
+  type SqlDriver,
   translatablePath,
   translateFilter,
+  trigramsOf,
   translateSort,
   typeExpression,
 } from './sql-filter.ts';
@@ -30,6 +32,17 @@ import {
   type ViewDocument,
 } from './view-store.ts';
 
+/** Values read to estimate how common each trigram of a substring index is. */
+const TRIGRAM_SAMPLE = 1024;
+/** A trigram in fewer sampled values than this fraction narrows a search enough to add it. */
+const RARE_TRIGRAM = 0.05;
+/** Trigrams queried at most: each one more costs a pass over its index entries. */
+const MAX_TRIGRAMS = 3;
+/**
+ * Largest estimated number of candidate rows a sorted page reads in one pass (sorting them and
+ * counting the filter on the way); above it, a page walks the sort's index and stops early.
+ */
+const ONE_PASS_ROWS = 50_000;
 /** Counts of recent filters kept current by every write, per collection. */
 const COUNT_CACHE_SIZE = 32;
 /** Rows read per batch by writes that select by filter (`updateMany`, `deleteMany`). */
@@ -86,6 +99,13 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   /** Whether a unique secondary index exists: writes then go through at once. */
   private unique = false;
   private readonly substringIndexes = new Map<string, string>();
+  /** Sampled trigram frequencies per substring index, with the write count they were taken at. */
+  private readonly trigramStatistics = new Map<
+    string,
+    { frequencies: Map<string, number>; samples: number; rows: number; writes: number }
+  >();
+  /** Writes so far (puts and removals), to know when statistics are old. */
+  private writes = 0;
   private readonly counts = new Map<string, { count: number; test: Test }>();
 
   constructor(name: string, store: SqliteViewStore) {
@@ -131,11 +151,72 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     this.shape = new DocumentShape();
     this.unique = false;
     this.substringIndexes.clear();
+    this.trigramStatistics.clear();
     this.counts.clear();
   }
 
-  substringIndex(path: string): string | undefined {
-    return this.substringIndexes.get(path);
+  /**
+   * The trigram index query of a substring search: the rarest of `trigrams` by the sampled
+   * frequencies of the index (all of them are in every match, so any subset selects a superset
+   * of the matches; rare ones select fewest), with the estimated number of rows it yields.
+   */
+  substringQuery(path: string, trigrams: readonly string[]): SqlDriver | undefined {
+    const table = this.substringIndexes.get(path);
+    if (table === undefined) return undefined;
+    const statistics = this.trigramStatisticsOf(path);
+    const ranked = [...trigrams].sort(
+      (a, b) =>
+        (statistics.frequencies.get(a) ?? 0) - (statistics.frequencies.get(b) ?? 0) ||
+        (a < b ? -1 : 1),
+    );
+    const share = (trigram: string): number =>
+      statistics.samples === 0
+        ? 0
+        : (statistics.frequencies.get(trigram) ?? 0) / statistics.samples;
+    const chosen = ranked.slice(0, 1);
+    for (const trigram of ranked.slice(1, MAX_TRIGRAMS)) {
+      if (share(trigram) < RARE_TRIGRAM) chosen.push(trigram);
+    }
+    const rarest = chosen[0] === undefined ? 1 : share(chosen[0]);
+    return {
+      table,
+      query: chosen.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' '),
+      rows: Math.ceil(Math.max(rarest, 1 / (statistics.samples + 1)) * statistics.rows),
+    };
+  }
+
+  /**
+   * Trigram frequencies among up to {@link TRIGRAM_SAMPLE} values of `path` read at random
+   * rows, taken again once the collection has seen as many writes as it had rows.
+   */
+  private trigramStatisticsOf(path: string): {
+    frequencies: Map<string, number>;
+    samples: number;
+    rows: number;
+  } {
+    const known = this.trigramStatistics.get(path);
+    if (known !== undefined && this.writes - known.writes < Math.max(1000, known.rows)) {
+      return known;
+    }
+    const { last } = this.store
+      .statement(`SELECT coalesce(max(rid), 0) AS last FROM ${this.table}`)
+      .get() as { last: number };
+    const probe = this.store.statement(
+      `SELECT ${fieldExpression(path)} AS value FROM ${this.table} WHERE rid >= ? LIMIT 1`,
+    );
+    const frequencies = new Map<string, number>();
+    let samples = 0;
+    for (let index = 0; last > 0 && index < TRIGRAM_SAMPLE; index += 1) {
+      const row = probe.get(1 + Math.floor(Math.random() * last)) as { value: unknown } | undefined;
+      if (typeof row?.value !== 'string') continue;
+      samples += 1;
+      for (const trigram of trigramsOf(row.value.toLowerCase())) {
+        frequencies.set(trigram, (frequencies.get(trigram) ?? 0) + 1);
+      }
+    }
+    const statistics = { frequencies, samples, rows: last, writes: this.writes };
+    this.trigramStatistics.set(path, statistics);
+    return statistics;
   }
 
   /** Statements of the store's flush. */
@@ -269,6 +350,37 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     return sortDocuments(all, sort).slice(0, count);
   }
 
+  /**
+   * A page in `_id` order of a trigram-driven selection: one pass over the candidates reads
+   * their ids (documents only when the condition needs a test), keeps the page's ids, and counts
+   * the filter on the way (a first page is followed by its count); then the page is read.
+   */
+  private onePass(
+    filter: Filter,
+    condition: SqlCondition,
+    direction: 1 | -1,
+    skip: number,
+    take: number,
+  ): ViewDocument[] {
+    const { from, params } = this.from(condition);
+    const columns = `${this.table}.rid AS rid, ${this.table}.id AS id`;
+    const rows = this.store
+      .statement(
+        `SELECT ${columns}${condition.exact ? '' : ', doc'} FROM ${from} WHERE ${condition.sql}`,
+      )
+      .all(...params, ...condition.params) as { rid: number; id: string; doc?: string }[];
+    const test = condition.exact ? undefined : compileFilter(filter);
+    const matched =
+      test === undefined ? rows : rows.filter((row) => test(JSON.parse(row.doc ?? '{}')));
+    this.remember(filter, matched.length);
+    matched.sort((a, b) => (a.id < b.id ? -direction : a.id > b.id ? direction : 0));
+    const read = this.store.statement(`SELECT doc FROM ${this.table} WHERE rid = ?`);
+    return matched.slice(skip, skip + take).map((row) => {
+      const found = read.get(row.rid) as { doc: string };
+      return JSON.parse(found.doc) as ViewDocument;
+    });
+  }
+
   findOne(filter: Filter): Promise<ViewDocument | null> {
     return Promise.resolve(this.firstMatch(filter));
   }
@@ -293,8 +405,16 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       return Promise.resolve(document === null || skip > 0 || take === 0 ? [] : [document]);
     }
     this.prepareRead();
-    const condition = translateFilter(filter, this);
+    let condition = translateFilter(filter, this);
     const sort = options.sort;
+    const byId = sort !== undefined && Object.keys(sort).length === 1 ? sort._id : undefined;
+    if (condition.driver !== undefined && byId !== undefined && take !== undefined) {
+      if (condition.driver.rows <= ONE_PASS_ROWS) {
+        return Promise.resolve(this.onePass(filter, condition, byId, skip, take));
+      }
+      // Too many candidates to sort: walk the `_id` order and stop at the page's end.
+      condition = { ...condition, driver: undefined };
+    }
     if (sort === undefined || Object.keys(sort).length === 0) {
       return Promise.resolve(this.select(filter, condition, undefined, skip, take));
     }
@@ -329,12 +449,19 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     } else {
       count = this.select(filter, condition, undefined, 0, undefined).length;
     }
+    this.remember(filter, count);
+    return Promise.resolve(count);
+  }
+
+  /** Caches the count of `filter`, kept current by later writes ({@link recount}). */
+  private remember(filter: Filter, count: number): void {
+    const key = JSON.stringify(filter);
+    this.counts.delete(key);
     this.counts.set(key, { count, test: compileFilter(filter) });
     if (this.counts.size > COUNT_CACHE_SIZE) {
       const oldest = this.counts.keys().next();
       if (oldest.done !== true) this.counts.delete(oldest.value);
     }
-    return Promise.resolve(count);
   }
 
   distinct(path: string, filter: Filter): Promise<unknown[]> {
@@ -375,6 +502,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /** Moves the cached counts by one write (`previous` → `next`). */
   private recount(next: ViewDocument | undefined, previous: ViewDocument | undefined): void {
+    this.writes += 1;
     for (const entry of this.counts.values()) {
       if (next !== undefined && entry.test(next)) entry.count += 1;
       if (previous !== undefined && entry.test(previous)) entry.count -= 1;

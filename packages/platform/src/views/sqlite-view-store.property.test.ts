@@ -203,6 +203,61 @@ describe('SqliteViewStore gives MongoDB answers (mingo as the reference)', () =>
   });
 });
 
+describe('SqliteViewStore substring searches (mingo as the reference)', () => {
+  const literal = fc.constantFrom(
+    'smith',
+    'SMITH',
+    'exa',
+    '.org',
+    'b.s',
+    'ann@',
+    'zzz',
+    'a.b@',
+    'x.o',
+  );
+  const search = fc.record(
+    {
+      p: fc.constantFrom('x', 'y'),
+      s: fc.record({
+        $regex: literal.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')),
+        $options: fc.constantFrom('i', ''),
+      }),
+      a: condition,
+    },
+    { requiredKeys: ['s'] },
+  );
+
+  it('pages in _id order and counts, the page read and counted in one pass', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        documents,
+        search,
+        fc.constantFrom<1 | -1>(1, -1),
+        fc.integer({ min: 0, max: 3 }),
+        fc.integer({ min: 1, max: 5 }),
+        async (docs, where, direction, skip, limit) => {
+          const { views, stored } = await filled(docs, ['p', 'substring']);
+          const collection = views.collection('c');
+          const expected = new Query(where, {})
+            .find<ViewDocument>(stored)
+            .sort({ _id: direction })
+            .skip(skip)
+            .limit(limit)
+            .all();
+          expect(await collection.find(where, { sort: { _id: direction }, skip, limit })).toEqual(
+            expected,
+          );
+          expect(await collection.countDocuments(where)).toBe(
+            new Query(where, {}).find(stored).all().length,
+          );
+          await views.close();
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('SqliteViewStore substring index', () => {
   it('finds literal substrings case-insensitively through the trigram index, also after changes', async () => {
     const views = new SqliteViewStore(openDatabase(':memory:'));
