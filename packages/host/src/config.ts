@@ -29,6 +29,8 @@ export const processEnvSchema = z.object({
   /** Directory of the embedded store (`stamp.db`), shared by the processes of one host. */
   STAMP_DATA_DIR: z.string().min(1).default('.data'),
   STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+  /** SQLite page cache of the embedded store, MiB. */
+  STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   STAMP_EVENT_STORE: z.enum(['embedded', 'kurrentdb']).default('embedded'),
   STAMP_KURRENTDB_URL: z.string().min(1).optional(),
   STAMP_BUS: z.enum(['embedded', 'kafka']).default('embedded'),

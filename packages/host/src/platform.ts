@@ -13,6 +13,7 @@ import {
   SqliteLeaseStore,
   SqliteViewStore,
   TracedEventStore,
+  tracedBatchHandler,
   tracedHandler,
   type ViewStore,
 } from '@stamp/platform';
@@ -74,6 +75,7 @@ export async function openPlatform(env: ProcessEnv, logger: Logger): Promise<Pla
     if (env.STAMP_EVENT_STORE === 'embedded') {
       const db = openDatabase(join(env.STAMP_DATA_DIR, 'stamp.db'), {
         synchronous: env.STAMP_DURABILITY,
+        cacheMb: env.STAMP_CACHE_MB,
       });
       const sqlite = new SqliteEventStore(db);
       closers.push(() => {
@@ -131,7 +133,13 @@ export async function openPlatform(env: ProcessEnv, logger: Logger): Promise<Pla
       store: new TracedEventStore(store),
       bus: {
         consume: (options) =>
-          untraced.consume({ ...options, handle: tracedHandler(options.groupId, options.handle) }),
+          untraced.consume({
+            ...options,
+            handle: tracedHandler(options.groupId, options.handle),
+            ...(options.handleBatch === undefined
+              ? {}
+              : { handleBatch: tracedBatchHandler(options.groupId, options.handleBatch) }),
+          }),
       },
       views,
       checkpoints,

@@ -31,10 +31,12 @@ export function openEmbeddedPlatform(options: {
   dataDir: string;
   logger: Logger;
   synchronous?: 'NORMAL' | 'FULL';
+  /** SQLite page cache, MiB (see `openDatabase`). */
+  cacheMb?: number;
   pollMs?: number;
 }): EmbeddedPlatform {
   const path = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'stamp.db');
-  const db = openDatabase(path, { synchronous: options.synchronous });
+  const db = openDatabase(path, { synchronous: options.synchronous, cacheMb: options.cacheMb });
   const store = new SqliteEventStore(db);
   const checkpoints = new SqliteCheckpointStore(db);
   const views = new SqliteViewStore(db);

@@ -94,6 +94,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     dataDir: config.STAMP_DATA_DIR,
     logger,
     synchronous: config.STAMP_DURABILITY,
+    cacheMb: config.STAMP_CACHE_MB,
   });
   const { views } = platform;
   const { modules, accounts, relay } = createServices(config, platform, logger);
@@ -108,6 +109,9 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
         }
       : {};
   const bootstrap = await accounts.api.bootstrap(given);
+  // Ready once the views reflect what the log held at start (a backlog left by a stop), or
+  // after the read-your-writes bound.
+  await awaitViewsOf(modules, VIEW_WAIT_MS)(await platform.store.headPosition());
 
   let ready = false;
   const app = createGateway({

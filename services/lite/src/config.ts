@@ -53,6 +53,8 @@ export const configSchema = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
     STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
+    /** SQLite page cache of the embedded store, MiB. */
+    STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
   .refine(
     (config) =>

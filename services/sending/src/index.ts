@@ -105,6 +105,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         groupId: 'sending-delivery',
         topics: ['email'],
         concurrency: 8,
+        // A worker: its handler waits on SMTP.
+        ownPass: true,
         handle: (event) =>
           handleDelivery(
             {

@@ -9,7 +9,16 @@ export interface DatabaseOptions {
    * (`kill -9`) in WAL mode; `FULL` also survives power loss at the cost of an fsync per commit.
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * SQLite's page cache of the connection, MiB (default 64): the pages of the event log, the
+   * views and their indexes kept in memory. The embedded platform's memory is this cache plus
+   * a few bounded buffers, whatever the size of the data.
+   */
+  cacheMb?: number;
 }
+
+/** Default page cache of a connection, MiB. */
+export const DEFAULT_CACHE_MB = 64;
 
 /**
  * Opens (creating if needed) the embedded SQLite database at `path` (`:memory:` for tests) in WAL
@@ -24,7 +33,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
     PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = MEMORY;
     PRAGMA secure_delete = ON;
-    PRAGMA cache_size = -65536;`);
+    PRAGMA cache_size = ${-Math.round((options.cacheMb ?? DEFAULT_CACHE_MB) * 1024)};`);
   return db;
 }
 

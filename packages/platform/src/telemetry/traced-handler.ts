@@ -1,6 +1,6 @@
-import { SpanKind, trace } from '@opentelemetry/api';
+import { type Link, SpanKind, trace } from '@opentelemetry/api';
 
-import type { EventHandler } from '../bus/bus.ts';
+import type { BatchHandler, EventHandler } from '../bus/bus.ts';
 import { streamCategory } from '../event-store/event-store.ts';
 import { MESSAGING_SYSTEM } from './traced-event-store.ts';
 import { contextFromTraceparent, recordSpanError, TRACER_NAME } from './trace-context.ts';
@@ -43,6 +43,49 @@ export function tracedHandler(groupId: string, handler: EventHandler): EventHand
       async (span) => {
         try {
           await handler(event);
+        } catch (error) {
+          recordSpanError(span, error);
+          throw error;
+        } finally {
+          span.end();
+        }
+      },
+    );
+  };
+}
+
+/**
+ * Wraps a {@link BatchHandler} of consumer group `groupId` so each batch runs in one CONSUMER
+ * span `<groupId> process` (messaging semantic conventions for batches: no parent, a link to the
+ * span of every append named by an event's `metadata.traceparent`), with
+ * `messaging.batch.message_count`. A throwing handler records the exception and sets ERROR status;
+ * the error is rethrown so the bus retries.
+ */
+export function tracedBatchHandler(groupId: string, handler: BatchHandler): BatchHandler {
+  return (events) => {
+    const tracer = trace.getTracer(TRACER_NAME);
+    const links: Link[] = [];
+    for (const event of events) {
+      const parent = trace.getSpanContext(contextFromTraceparent(event.metadata.traceparent));
+      if (parent !== undefined) links.push({ context: parent });
+    }
+    return tracer.startActiveSpan(
+      `${groupId} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        root: true,
+        links,
+        attributes: {
+          'messaging.system': MESSAGING_SYSTEM,
+          'messaging.operation.type': 'process',
+          'messaging.operation.name': 'process',
+          'messaging.consumer.group.name': groupId,
+          'messaging.batch.message_count': events.length,
+        },
+      },
+      async (span) => {
+        try {
+          await handler(events);
         } catch (error) {
           recordSpanError(span, error);
           throw error;

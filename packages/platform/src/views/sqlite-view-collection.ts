@@ -1,4 +1,4 @@
-import type { SQLInputValue, StatementSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 
 import { aggregate, Query } from 'mingo';
 import { update as applyUpdate } from 'mingo/updater';
@@ -219,14 +219,52 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     return statistics;
   }
 
-  /** Statements of the store's flush. */
-  writeStatements(): { upsert: StatementSync; remove: StatementSync } {
-    return {
-      upsert: this.store.statement(
-        `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
-      ),
-      remove: this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`),
+  /**
+   * Writes one document (`json`) or removes it (null) inside the caller's transaction, keeping
+   * its trigram indexes current (explicit writes: an FTS5 write from a trigger costs several
+   * times more).
+   */
+  write(id: string, json: string | null): void {
+    if (this.substringIndexes.size === 0) {
+      if (json === null) this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
+      else this.store.statement(this.upsertSql).run(id, json);
+      return;
+    }
+    const indexes = [...this.substringIndexes.entries()];
+    const values = indexes
+      .map(([path]) => `${fieldExpression(path)}, ${typeExpression(path)}`)
+      .join(', ');
+    const read = (sql: string, ...params: SQLInputValue[]): SQLInputValue[] | undefined => {
+      const statement = this.store.statement(sql);
+      statement.setReturnArrays(true);
+      return statement.get(...params) as SQLInputValue[] | undefined;
     };
+    const before = read(`SELECT ${values}, rid FROM ${this.table} WHERE id = ?`, id);
+    let rid = before?.[indexes.length * 2] ?? null;
+    let after: SQLInputValue[] | undefined;
+    if (json === null) {
+      if (rid !== null) this.store.statement(`DELETE FROM ${this.table} WHERE rid = ?`).run(rid);
+    } else {
+      const { lastInsertRowid } = this.store.statement(this.upsertSql).run(id, json);
+      rid ??= lastInsertRowid;
+      after = read(`SELECT ${values} FROM ${this.table} WHERE rid = ?`, rid);
+    }
+    for (const [index, [, table]] of indexes.entries()) {
+      const oldValue = before?.[index * 2] ?? null;
+      const oldType = before?.[index * 2 + 1] ?? null;
+      const newValue = after?.[index * 2] ?? null;
+      const newType = after?.[index * 2 + 1] ?? null;
+      if (oldType === newType && oldValue === newValue) continue;
+      const fts = quoteIdentifier(table);
+      if (oldType === 'text') this.store.statement(`DELETE FROM ${fts} WHERE rowid = ?`).run(rid);
+      if (newType === 'text') {
+        this.store.statement(`INSERT INTO ${fts} (rowid, value) VALUES (?, ?)`).run(rid, newValue);
+      }
+    }
+  }
+
+  private get upsertSql(): string {
+    return `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`;
   }
 
   /** Before a query SQL answers: held changes written, state of other processes seen. */
@@ -514,11 +552,10 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const json = JSON.stringify(document);
     const grown = this.shape.widen(document);
     if (this.unique) {
-      const { upsert } = this.writeStatements();
       try {
         this.store.writeThrough(() => {
           this.store.writePaths(this.name, grown);
-          upsert.run(document._id, json);
+          this.write(document._id, json);
         });
       } catch (error) {
         if (isUniqueViolation(error)) throw new DuplicateKeyError(this.name, document._id);
@@ -582,7 +619,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const { $setOnInsert, ...modifier } = update;
     let modifiedCount = 0;
     const apply = (target: ViewDocument): void => {
-      const next = structuredClone(target);
+      // `target` is this call's own copy; the unchanged one is kept only for cached counts.
+      const next = this.counts.size === 0 ? target : structuredClone(target);
       const changed =
         applySimpleUpdate(next, modifier) ??
         applyUpdate(next, modifier as AnyObject, [], undefined, { cloneMode: 'deep' }).length > 0;
@@ -739,15 +777,15 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   /**
    * An FTS5 trigram index of the string values at `path`, without a copy of the text
    * (contentless, rows deleted with their document; FTS5 `secure-delete`, so a deleted value
-   * leaves no index entries), kept by triggers of the table.
+   * leaves no index entries), kept current by the writes of {@link write}.
    */
   private createSubstringIndex(path: string): void {
     if (this.substringIndexes.has(path)) return;
     const name = `${tableName(this.name)}:substring:${path}`;
     const index = quoteIdentifier(name);
-    const trigger = (suffix: string): string => quoteIdentifier(`${name}:${suffix}`);
     const value = (row: string): string => fieldExpression(path, row);
     const isText = (row: string): string => `${typeExpression(path, row)} = 'text'`;
+    // Written before the index exists: the held changes reach the table first.
     this.store.writeThrough(() => {
       const { db } = this.store;
       db.exec(`CREATE VIRTUAL TABLE ${index} USING fts5(value, content='',
@@ -755,19 +793,6 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       db.exec(`INSERT INTO ${index} (${index}, rank) VALUES ('secure-delete', 1)`);
       db.exec(`INSERT INTO ${index} (rowid, value)
         SELECT rid, ${value('doc')} FROM ${this.table} WHERE ${isText('doc')}`);
-      db.exec(`CREATE TRIGGER ${trigger('insert')} AFTER INSERT ON ${this.table}
-        WHEN ${isText('new.doc')} BEGIN
-          INSERT INTO ${index} (rowid, value) VALUES (new.rid, ${value('new.doc')});
-        END`);
-      db.exec(`CREATE TRIGGER ${trigger('delete')} AFTER DELETE ON ${this.table} BEGIN
-          DELETE FROM ${index} WHERE rowid = old.rid;
-        END`);
-      db.exec(`CREATE TRIGGER ${trigger('update')} AFTER UPDATE OF doc ON ${this.table}
-        WHEN ${value('old.doc')} IS NOT ${value('new.doc')} BEGIN
-          DELETE FROM ${index} WHERE rowid = old.rid;
-          INSERT INTO ${index} (rowid, value) SELECT new.rid, ${value('new.doc')}
-            WHERE ${isText('new.doc')};
-        END`);
     });
     this.substringIndexes.set(path, name);
   }

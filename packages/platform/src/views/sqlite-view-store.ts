@@ -210,11 +210,7 @@ export class SqliteViewStore implements ViewStore {
       this.writePaths(collection, [[path, mask]]);
     }
     for (const [collection, changes] of this.pending) {
-      const { upsert, remove } = collection.writeStatements();
-      for (const [id, json] of changes) {
-        if (json === null) remove.run(id);
-        else upsert.run(id, json);
-      }
+      for (const [id, json] of changes) collection.write(id, json);
     }
     this.pending.clear();
     this.pendingPaths.length = 0;

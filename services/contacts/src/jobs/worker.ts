@@ -201,6 +201,8 @@ export class ContactJobWorker {
       topics: [JOB_CATEGORY, IMPORT_ROWS_CATEGORY],
       handle: (event) => this.handle(event),
       concurrency: this.deps.jobConcurrency ?? 4,
+      // A worker: its handler appends whole chunks of contacts.
+      ownPass: true,
     });
   }
 
