@@ -198,7 +198,7 @@ describe('activity feed end to end', () => {
       '/activity?cursor=not-a-cursor',
       '/activity?from=last-week',
       '/activity?from=2025-02-01&to=2025-01-01',
-      '/activity?limit=500',
+      '/activity?limit=0',
       '/activity/stats?from=2020-01-01&to=2025-01-01',
       '/activity/stats?to=2025-02-30',
       '/activity/recent-count?hours=0',

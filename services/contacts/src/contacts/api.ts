@@ -3,7 +3,16 @@
  * POST /contacts, GET /contacts, GET /contacts/:id, PATCH /contacts/:id, DELETE /contacts/:id.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, cursorQuery, escapeRegex, findCursorPage, notFound, parse } from '@stamp/http-kit';
+import {
+  caller,
+  cursorQuery,
+  escapeRegex,
+  findCursorPage,
+  listOrder,
+  notFound,
+  parse,
+  sortQuery,
+} from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -49,7 +58,21 @@ const lookupBody = z.object({
   emails: z.array(z.string().max(320)).min(1).max(MAX_LOOKUP_EMAILS),
 });
 
-const listQuery = cursorQuery.extend({ search: z.string().max(254).optional() });
+/** Fields GET /contacts sorts by (Plunk's `email` and `createdAt`, and `updatedAt`). */
+export const CONTACT_SORT_FIELDS = ['createdAt', 'updatedAt', 'email'] as const;
+
+/**
+ * Query of GET /contacts: `limit`, `cursor`, `search` (case-insensitive substring of the email),
+ * `subscribed` (`true` or `false`), `sort` (one of {@link CONTACT_SORT_FIELDS}; absent = creation
+ * order) and `dir` (`asc` | `desc`, default `desc`). Any other value of these is a 422.
+ */
+const listQuery = cursorQuery.extend(sortQuery(CONTACT_SORT_FIELDS).shape).extend({
+  search: z.string().max(254).optional(),
+  subscribed: z
+    .enum(['true', 'false'], { message: 'Expected true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
+});
 
 /** The API form of a contacts view document. */
 export function toContact(view: ContactView): ContactResponse {
@@ -62,8 +85,6 @@ export function toContact(view: ContactView): ContactResponse {
     updatedAt: view.updatedAt,
   };
 }
-
-/** Escapes the characters that have a meaning in a regular expression. */
 
 const idOf = (req: Request): string => String(req.params.id);
 
@@ -111,6 +132,11 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
       .json({ ...contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } });
   });
 
+  /**
+   * GET /contacts: a cursor list (spec part 4) of the project's contacts matching `search` and
+   * `subscribed`, in the asked order (newest first by default). The cursor encodes the last
+   * contact's sort value and id, so pages stay exact under any order.
+   */
   router.get('/contacts', async (req: Request, res: Response) => {
     const { projectId } = caller(res);
     const query = parse(listQuery, req.query);
@@ -119,7 +145,8 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
     if (search !== undefined && search !== '') {
       filter.email = { $regex: escapeRegex(search), $options: 'i' };
     }
-    res.json(await findCursorPage(contacts, filter, query, toContact));
+    if (query.subscribed !== undefined) filter.subscribed = query.subscribed;
+    res.json(await findCursorPage(contacts, filter, query, toContact, listOrder(query)));
   });
 
   /**

@@ -155,7 +155,7 @@ describe('tracked events API', () => {
 
     it.each([
       ['limit=0', 'limit=0', 'limit'],
-      ['limit=101', 'limit=101', 'limit'],
+      ['limit=1.5', 'limit=1.5', 'limit'],
       ['limit=ten', 'limit=ten', 'limit'],
       ['cursor=abc', 'cursor=abc', 'cursor'],
       ['cursor=-5', 'cursor=-5', 'cursor'],

@@ -19,12 +19,15 @@ import {
   caller,
   cursorPage,
   cursorQuery,
+  decodeCursor,
+  encodeCursor,
   notFound,
   parse,
   validationError,
 } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
 
 import type { ContactCommands } from '../contacts/commands.ts';
 import { contactsView } from '../contacts/projection.ts';
@@ -85,6 +88,9 @@ function fieldParam(req: Request): string {
   }
   return field;
 }
+
+/** Shape of a values cursor: the last value of the previous page (a contact data value). */
+const fieldValueCursor = z.union([z.string(), z.number(), z.boolean()]);
 
 /** Total order of distinct values: numbers, then strings, then booleans. */
 function compareValues(a: unknown, b: unknown): number {
@@ -157,16 +163,8 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
     const field = fieldParam(req);
     const query = parse(cursorQuery, req.query);
     await readField(projectId, field);
-    let after: unknown;
-    if (query.cursor !== undefined) {
-      try {
-        after = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8')) as unknown;
-      } catch {
-        throw validationError([
-          { field: 'cursor', message: 'Invalid cursor', code: 'invalid_cursor' },
-        ]);
-      }
-    }
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, fieldValueCursor);
     const values = (await contacts.distinct(`data.${field}`, { projectId })).sort(compareValues);
     const start =
       query.cursor === undefined ? 0 : values.findIndex((value) => compareValues(value, after) > 0);
@@ -175,7 +173,7 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
       cursorPage(
         rest,
         query.limit,
-        (value) => Buffer.from(JSON.stringify(value)).toString('base64url'),
+        (value) => encodeCursor(value),
         query.cursor === undefined,
         values.length,
       ),

@@ -123,7 +123,8 @@ export function templatesRouter(deps: TemplatesRouterDeps): Router {
   router.get('/templates', async (req, res) => {
     const { projectId } = caller(res);
     const page = await listTemplates(deps.views, projectId, parse(listTemplatesQuery, req.query));
-    res.json({ ...page, templates: page.templates.map(toTemplateResource) });
+    const templates = page.templates.map(toTemplateResource);
+    res.json({ ...page, data: templates, templates });
   });
 
   router.get('/templates/:id', async (req, res) => {
