@@ -64,6 +64,29 @@ describe("Plunk's published API", () => {
     rmSync(stamp.dataDir, { recursive: true, force: true });
   });
 
+  it('makes a template created without a type MARKETING', async () => {
+    const created = await call(stamp.url, sk, 'POST', '/templates', {
+      name: 'Untyped',
+      from: sandboxFrom,
+      subject: 'Hi',
+      body: '<p>Hi</p>',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ type: 'MARKETING' });
+  });
+
+  it('answers DELETE /contacts/:id with 204 and no body', async () => {
+    const created = await call(stamp.url, sk, 'POST', '/contacts', { email: 'bye@example.org' });
+    const id = (created.body as Contact).id;
+    const response = await fetch(`${stamp.url}/contacts/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${sk}` },
+    });
+    expect(response.status).toBe(204);
+    expect(await response.text()).toBe('');
+    expect((await call(stamp.url, sk, 'GET', `/contacts/${id}`)).status).toBe(404);
+  });
+
   describe('GET /contacts filters and orders', () => {
     const emails = ['delta', 'alpha', 'echo', 'charlie', 'bravo'].map(
       (name) => `${name}@order.example`,

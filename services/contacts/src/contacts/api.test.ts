@@ -160,8 +160,8 @@ describe('contacts API', () => {
     const gone = (await api.request('POST', '/contacts', { email: 'gone@example.com' }))
       .body as Contact;
     const deleted = await api.request('DELETE', `/contacts/${gone.id}`);
-    expect(deleted.status).toBe(200);
-    expect(deleted.body).toEqual({ success: true });
+    expect(deleted.status).toBe(204);
+    expect(deleted.body).toBeUndefined();
     expect((await api.request('GET', `/contacts/${gone.id}`)).status).toBe(404);
     expect((await api.request('DELETE', `/contacts/${gone.id}`)).status).toBe(404);
     const back = await api.request('POST', '/contacts', { email: 'gone@example.com' });

@@ -90,7 +90,7 @@ const idOf = (req: Request): string => String(req.params.id);
 
 /**
  * The contacts router. Every write waits for the views to reflect it (read-your-writes) before
- * answering. DELETE answers 200 `{success: true}`.
+ * answering. DELETE answers 204 without a body (as Plunk's published API).
  */
 export function contactsRouter(deps: ContactsRouterDeps): Router {
   const router = Router();
@@ -189,7 +189,7 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
     const who = caller(res);
     const result = await deps.commands.deleteContact(who.projectId, idOf(req), who.requestId);
     await deps.awaitViews(result.position);
-    res.json({ success: true });
+    res.status(204).end();
   });
 
   return router;

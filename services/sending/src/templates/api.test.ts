@@ -186,7 +186,8 @@ describe('templates API over HTTP', () => {
         body: '<p>Hi</p>',
       });
       expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({ from: null, type: 'TRANSACTIONAL' });
+      // Plunk's published default type.
+      expect(response.body).toMatchObject({ from: null, type: 'MARKETING' });
     });
 
     it('refuses a changed from on an unverified domain with 403 and keeps the template', async () => {

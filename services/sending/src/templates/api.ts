@@ -34,7 +34,8 @@ const createBody = z.object({
   name: templateName,
   subject,
   body: z.string().min(1),
-  type: templateType.default('TRANSACTIONAL'),
+  // Plunk's published default: a template created without a type is MARKETING.
+  type: templateType.default('MARKETING'),
   from: z.email().optional(),
   fromName: displayName.optional(),
   replyTo: z.email().optional(),
