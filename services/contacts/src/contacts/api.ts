@@ -4,14 +4,17 @@
  */
 import type { AwaitViews } from '@stamp/contracts';
 import {
+  addressProblem,
   caller,
   cursorQuery,
   escapeRegex,
+  type FieldError,
   findCursorPage,
   listOrder,
   notFound,
   parse,
   sortQuery,
+  validationError,
 } from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
@@ -55,7 +58,7 @@ const updateBody = z.object({
 export const MAX_LOOKUP_EMAILS = 500;
 
 const lookupBody = z.object({
-  emails: z.array(z.string().max(320)).min(1).max(MAX_LOOKUP_EMAILS),
+  emails: z.array(z.string().max(1000)).min(1).max(MAX_LOOKUP_EMAILS),
 });
 
 /** Fields GET /contacts sorts by (Plunk's `email` and `createdAt`, and `updatedAt`). */
@@ -152,11 +155,20 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
   /**
    * POST /contacts/lookup `{emails: string[1..500]}` → `{data: [{email, exists, id}], found}`
    * in request order; `email` is the normalised address (as given when it is not a valid one,
-   * which never exists). More than 500 emails: 422.
+   * which never exists). More than 500 emails, or an address beyond the RFC 5321 size limits
+   * (field `emails.<index>`): 422.
    */
   router.post('/contacts/lookup', async (req: Request, res: Response) => {
     const { projectId } = caller(res);
     const { emails } = parse(lookupBody, req.body);
+    const oversized: FieldError[] = [];
+    for (const [index, given] of emails.entries()) {
+      const problem = addressProblem(given.trim().toLowerCase());
+      if (problem?.code === 'too_big') {
+        oversized.push({ field: `emails.${index}`, message: problem.message, code: problem.code });
+      }
+    }
+    if (oversized.length > 0) throw validationError(oversized);
     const data: { email: string; exists: boolean; id: string | null }[] = [];
     for (const given of emails) {
       let email: string;

@@ -1,3 +1,4 @@
+import { emailAddress } from '@stamp/http-kit';
 import { z } from 'zod';
 
 const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
@@ -11,10 +12,10 @@ const mailbox = z.object({
     .max(255)
     .refine(noNewline, { message: 'Name must not contain line breaks' })
     .optional(),
-  email: z.email(),
+  email: emailAddress,
 });
 
-const address = z.union([z.email(), mailbox]);
+const address = z.union([emailAddress, mailbox]);
 
 const primitive = z.union([z.string(), z.number(), z.boolean()]);
 
@@ -105,7 +106,7 @@ export const sendBody = z
       .max(255)
       .refine(noNewline, { message: 'Name must not contain line breaks' })
       .optional(),
-    reply: z.email().optional(),
+    reply: emailAddress.optional(),
     subscribed: z.boolean().optional(),
     headers: z
       .record(

@@ -1,5 +1,5 @@
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, notFound, parse } from '@stamp/http-kit';
+import { caller, emailAddress, notFound, parse } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
@@ -36,9 +36,9 @@ const createBody = z.object({
   body: z.string().min(1),
   // Plunk's published default: a template created without a type is MARKETING.
   type: templateType.default('MARKETING'),
-  from: z.email().optional(),
+  from: emailAddress.optional(),
   fromName: displayName.optional(),
-  replyTo: z.email().optional(),
+  replyTo: emailAddress.optional(),
 });
 
 const patchBody = z.object({
@@ -46,9 +46,9 @@ const patchBody = z.object({
   subject: subject.optional(),
   body: z.string().min(1).optional(),
   type: templateType.optional(),
-  from: z.email().nullable().optional(),
+  from: emailAddress.nullable().optional(),
   fromName: displayName.nullable().optional(),
-  replyTo: z.email().nullable().optional(),
+  replyTo: emailAddress.nullable().optional(),
 });
 
 /** A template as the API returns it (spec part 2 "Template"). */
