@@ -135,4 +135,76 @@ describe('input rules', () => {
       expect(job?.errors[0]?.reason).toMatch(/64 octets/);
     });
   });
+
+  describe('control characters in message headers', () => {
+    const base = { to: 'headers@example.org', from: sandboxFrom, subject: 's', body: 'b' };
+    const attachment = { filename: 'a.txt', content: 'aGk=', contentType: 'text/plain' };
+
+    it('are refused with 422 naming the field', async () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ subject: 'Hello\u0000world' }, 'subject'],
+        [{ subject: 'bell\u0007' }, 'subject'],
+        [{ subject: 'delete\u007f' }, 'subject'],
+        [{ from: { name: 'Ada\u0000', email: sandboxFrom } }, 'from.name'],
+        [{ to: { name: 'Bob\u001b[31m', email: 'bob@example.org' } }, 'to.name'],
+        [{ name: 'Team\u0000' }, 'name'],
+        [{ headers: { 'X-Note': 'a\u0000b' } }, 'headers.X-Note'],
+        [{ headers: { 'X-\u0000': 'v' } }, 'headers.X-\u0000'],
+        [{ attachments: [{ ...attachment, filename: 'a\u0000.txt' }] }, 'attachments.0.filename'],
+        [
+          { attachments: [{ ...attachment, contentType: 'text/plain; x=\u0000' }] },
+          'attachments.0.contentType',
+        ],
+        [
+          {
+            attachments: [{ ...attachment, disposition: 'inline', contentId: 'c\u0001' }],
+          },
+          'attachments.0.contentId',
+        ],
+      ];
+      for (const [fields, field] of cases) {
+        const response = await post('/v1/send', { ...base, ...fields });
+        expect([field, response.status]).toEqual([field, 422]);
+        expect(fieldsOf(response.body)).toEqual([field]);
+      }
+      const subject = await post('/v1/send', { ...base, subject: 'a\u0000b' });
+      expect((subject.body as ErrorBody).error.errors?.[0]?.message).toMatch(/control characters/);
+      const templateCases: [Record<string, string>, string][] = [
+        [{ subject: 'x\u0000' }, 'subject'],
+        [{ fromName: 'x\u0000' }, 'fromName'],
+      ];
+      for (const [fields, field] of templateCases) {
+        const template = await post('/templates', {
+          name: 't',
+          subject: 's',
+          body: 'b',
+          from: sandboxFrom,
+          ...fields,
+        });
+        expect([field, template.status]).toEqual([field, 422]);
+        expect(fieldsOf(template.body)).toEqual([field]);
+      }
+    });
+
+    it('keeps tabs and strips control characters that variables bring into a subject', async () => {
+      const sent = await post('/v1/send', {
+        ...base,
+        subject: 'Tab\there {{ code }}',
+        data: { code: { value: 'x\u0000y\u0007z', persistent: false } },
+      });
+      expect(sent.status).toBe(200);
+      const emailId = (sent.body as { data: { emails: { email: string }[] } }).data.emails[0]!
+        .email;
+      let raw = '';
+      for (let attempt = 0; attempt < 200 && raw === ''; attempt++) {
+        const message = await call(stamp.url, sk, 'GET', `/outbox/${emailId}`);
+        if (message.status === 200) raw = (message.body as { raw: string }).raw;
+        else await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      const headers = raw.slice(0, raw.indexOf('\r\n\r\n'));
+      // eslint-disable-next-line no-control-regex -- looking for control characters
+      expect(headers).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/);
+      expect(headers).toMatch(/Subject: Tab\there x y z/);
+    });
+  });
 });

@@ -4,6 +4,7 @@ import type { ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
 
+import { headerText } from '../send/header-text.ts';
 import { TEMPLATES, type TemplateDocument } from '../views.ts';
 import {
   createTemplate,
@@ -17,18 +18,10 @@ import { TEMPLATE_TYPES, type TemplateFields, type TemplatePatch } from './event
 import { listTemplates, listTemplatesQuery } from './list.ts';
 import { templateUsage } from './usage.ts';
 
-const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
-const subject = z
-  .string()
-  .min(1)
-  .max(998)
-  .refine(noNewline, { message: 'Subject must not contain line breaks' });
+const subject = headerText('Subject', { min: 1, max: 998 });
 const templateType = z.enum(TEMPLATE_TYPES);
 const templateName = z.string().trim().min(1).max(MAX_TEMPLATE_NAME);
-const displayName = z
-  .string()
-  .max(255)
-  .refine(noNewline, { message: 'Must not contain line breaks' });
+const displayName = headerText('Name', { max: 255 });
 
 const createBody = z.object({
   name: templateName,
