@@ -207,4 +207,32 @@ describe('input rules', () => {
       expect(headers).toMatch(/Subject: Tab\there x y z/);
     });
   });
+
+  describe('reserved event names', () => {
+    it('are matched after trimming, compatibility normalisation and case folding', async () => {
+      for (const event of [
+        'EMAIL.SENT',
+        ' email.sent',
+        'email.open\t',
+        'Contact.Subscribed ',
+        'CONTACT.UNSUBSCRIBED',
+        'SEGMENT.vip.ENTRY',
+        ' segment.Big Spenders.exit ',
+        '\uff45\uff4d\uff41\uff49\uff4c.sent',
+      ]) {
+        for (const key of [pk, sk]) {
+          const response = await post('/v1/track', { event, email: 'e@example.org' }, key);
+          expect([event, response.status]).toEqual([event, 422]);
+          expect((response.body as ErrorBody).error.errors?.[0]).toMatchObject({
+            field: 'event',
+            code: 'reserved_event',
+          });
+        }
+      }
+      for (const event of ['emails.sent', 'contact.updated', 'segment.entry', 'signed-up']) {
+        const response = await post('/v1/track', { event, email: 'e@example.org' }, pk);
+        expect([event, response.status]).toEqual([event, 200]);
+      }
+    });
+  });
 });
