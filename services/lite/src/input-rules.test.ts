@@ -235,4 +235,47 @@ describe('input rules', () => {
       }
     });
   });
+
+  describe('large HTML bodies', () => {
+    it('sends a body of several million characters, within the message limit', async () => {
+      const body = `<p>${'Lorem ipsum dolor sit amet. '.repeat(200_000)}{{ name }}</p>`;
+      expect(body.length).toBeGreaterThan(5_000_000);
+      const sent = await post('/v1/send', {
+        to: 'big@example.org',
+        from: sandboxFrom,
+        subject: 'Big',
+        body,
+        data: { name: 'Ada' },
+      });
+      expect(sent.status).toBe(200);
+    });
+
+    it('keeps the whole-message limit: a body beyond 40 MB is 413', async () => {
+      const sent = await post('/v1/send', {
+        to: 'big@example.org',
+        from: sandboxFrom,
+        subject: 'Too big',
+        body: run(31 * 1024 * 1024, 'x'),
+      });
+      expect(sent.status).toBe(413);
+    });
+
+    it('stores templates of up to 5 MiB and names the limit beyond', async () => {
+      const template = (size: number) =>
+        post('/templates', {
+          name: 'big',
+          type: 'TRANSACTIONAL',
+          subject: 's',
+          from: sandboxFrom,
+          body: `<p>${run(size - 7, 'y')}</p>`,
+        });
+      expect((await template(2_000_000)).status).toBe(201);
+      const refused = await template(5 * 1024 * 1024 + 1);
+      expect(refused.status).toBe(422);
+      expect((refused.body as ErrorBody).error.errors?.[0]).toMatchObject({
+        field: 'body',
+        code: 'too_big',
+      });
+    });
+  });
 });

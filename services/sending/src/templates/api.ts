@@ -18,7 +18,21 @@ import { TEMPLATE_TYPES, type TemplateFields, type TemplatePatch } from './event
 import { listTemplates, listTemplatesQuery } from './list.ts';
 import { templateUsage } from './usage.ts';
 
+/**
+ * Largest template body, UTF-8 bytes (5 MiB). A template is stored whole in one event and one
+ * view document (MongoDB holds at most 16 MiB per document), so it is capped well below the
+ * 40 MB a message sent with an inline body may reach.
+ */
+export const MAX_TEMPLATE_BODY_BYTES = 5 * 1024 * 1024;
+
 const subject = headerText('Subject', { min: 1, max: 998 });
+const templateBody = z
+  .string()
+  .min(1)
+  .refine((body) => Buffer.byteLength(body, 'utf8') <= MAX_TEMPLATE_BODY_BYTES, {
+    message: `A template body may have at most ${MAX_TEMPLATE_BODY_BYTES} bytes (5 MiB)`,
+    params: { code: 'too_big' },
+  });
 const templateType = z.enum(TEMPLATE_TYPES);
 const templateName = z.string().trim().min(1).max(MAX_TEMPLATE_NAME);
 const displayName = headerText('Name', { max: 255 });
@@ -26,7 +40,7 @@ const displayName = headerText('Name', { max: 255 });
 const createBody = z.object({
   name: templateName,
   subject,
-  body: z.string().min(1),
+  body: templateBody,
   // Plunk's published default: a template created without a type is MARKETING.
   type: templateType.default('MARKETING'),
   from: emailAddress.optional(),
@@ -37,7 +51,7 @@ const createBody = z.object({
 const patchBody = z.object({
   name: templateName.optional(),
   subject: subject.optional(),
-  body: z.string().min(1).optional(),
+  body: templateBody.optional(),
   type: templateType.optional(),
   from: emailAddress.nullable().optional(),
   fromName: displayName.nullable().optional(),
