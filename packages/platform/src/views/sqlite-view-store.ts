@@ -72,7 +72,7 @@ function fieldValue(document: Record<string, unknown>, path: string): unknown {
   let current: unknown = document;
   for (const part of path.split('.')) {
     if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
+    current = Object.hasOwn(current, part) ? (current as Record<string, unknown>)[part] : undefined;
   }
   return current;
 }

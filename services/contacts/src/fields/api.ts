@@ -165,7 +165,12 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
     await readField(projectId, field);
     const after =
       query.cursor === undefined ? undefined : decodeCursor(query.cursor, fieldValueCursor);
-    const values = (await contacts.distinct(`data.${field}`, { projectId })).sort(compareValues);
+    // Only the values of contacts whose own data holds the key, and only data values.
+    const values = (
+      await contacts.distinct(`data.${field}`, { projectId, [`data.${field}`]: { $exists: true } })
+    )
+      .filter((value) => fieldValueCursor.safeParse(value).success)
+      .sort(compareValues);
     const start =
       query.cursor === undefined ? 0 : values.findIndex((value) => compareValues(value, after) > 0);
     const rest = start === -1 ? [] : values.slice(start, start + query.limit + 1);
@@ -219,7 +224,7 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
                 !standard &&
                 typeof step.config.updates === 'object' &&
                 step.config.updates !== null &&
-                field in step.config.updates),
+                Object.hasOwn(step.config.updates, field)),
           ),
         )
         .map(summary),
@@ -262,7 +267,8 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
       );
       for (const result of results) {
         if (result.status === 'fulfilled') {
-          affected += 1;
+          // Position 0: nothing changed, the contact did not hold the key (any more).
+          if (result.value.position > 0) affected += 1;
           position = Math.max(position, result.value.position);
         } else if (!(result.reason instanceof ApiError && result.reason.status === 404)) {
           // A contact deleted meanwhile has nothing left to remove; anything else is a failure.

@@ -16,6 +16,9 @@ function createEngine(escape: boolean): Liquid {
   const engine = new Liquid({
     ...(escape ? { outputEscape: 'escape' as const } : {}),
     strictFilters: true,
+    // Variables are the scope's own keys: `{{ constructor }}` is a data key, never a property
+    // every object inherits.
+    ownPropertyOnly: true,
     relativeReference: false,
     dynamicPartials: false,
     // An empty in-memory mapping: nothing is ever resolved from disk.
