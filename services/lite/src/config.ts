@@ -1,4 +1,4 @@
-import { isValidKey } from '@stamp/accounts';
+import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
 
@@ -54,15 +54,7 @@ export const configSchema = z
       .default('info'),
     STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
   })
-  .refine(
-    (config) =>
-      (config.STAMP_BOOTSTRAP_SECRET_KEY === undefined) ===
-      (config.STAMP_BOOTSTRAP_PUBLIC_KEY === undefined),
-    {
-      message: 'set both STAMP_BOOTSTRAP_SECRET_KEY and STAMP_BOOTSTRAP_PUBLIC_KEY, or neither',
-      path: ['STAMP_BOOTSTRAP_SECRET_KEY'],
-    },
-  );
+  .superRefine(checkBootstrapKeys);
 
 /** Validated configuration. */
 export type StampConfig = z.infer<typeof configSchema>;
