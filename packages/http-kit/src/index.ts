@@ -9,3 +9,4 @@ export * from './request-logger.ts';
 export * from './paths.ts';
 export * from './listen.ts';
 export * from './email-address.ts';
+export * from './body.ts';

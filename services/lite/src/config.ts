@@ -49,6 +49,8 @@ export const configSchema = z
       .regex(/^[a-z0-9.-]+$/)
       .default('sandbox.stamp.localhost'),
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+    // Time a client has to send a request body, ms (408 REQUEST_TIMEOUT beyond).
+    STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
