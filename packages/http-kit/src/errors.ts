@@ -59,13 +59,19 @@ export const validationError = (errors: FieldError[], message = 'Validation fail
     suggestion: 'Check the errors array for the fields to fix.',
   });
 
-/** Field errors from zod issues (`path` joined with dots; `body` for the body as a whole). */
+/**
+ * Field errors from zod issues (`path` joined with dots; `body` for the body as a whole). The code
+ * is the issue's, or for a custom issue the string `params.code` it carries, if any.
+ */
 export function fieldErrors(error: z.ZodError): FieldError[] {
-  return error.issues.map((issue) => ({
-    field: issue.path.length === 0 ? 'body' : issue.path.map(String).join('.'),
-    message: issue.message,
-    code: issue.code,
-  }));
+  return error.issues.map((issue) => {
+    const custom = issue.code === 'custom' ? (issue.params as { code?: unknown } | undefined) : {};
+    return {
+      field: issue.path.length === 0 ? 'body' : issue.path.map(String).join('.'),
+      message: issue.message,
+      code: typeof custom?.code === 'string' ? custom.code : issue.code,
+    };
+  });
 }
 
 /**

@@ -8,3 +8,5 @@ export * from './rate-limit.ts';
 export * from './request-logger.ts';
 export * from './paths.ts';
 export * from './listen.ts';
+export * from './email-address.ts';
+export * from './body.ts';

@@ -20,7 +20,8 @@ export type {
 export type { KeyPair } from './projects/decide.ts';
 export type { ApiKeyView, ProjectView } from './projects/projection.ts';
 export { API_KEYS_VIEW, KEYS_GROUP, PROJECTS_VIEW } from './projects/projection.ts';
-export { generateKey, hashKey, isValidKey } from './keys.ts';
+export { generateKey, hashKey, isValidKey, shareRandomPart } from './keys.ts';
+export { type BootstrapKeyVariables, checkBootstrapKeys } from './config.ts';
 
 /** Dependencies of {@link createAccountsService}. */
 export type AccountsServiceDeps = ServiceDeps;

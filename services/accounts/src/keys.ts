@@ -35,6 +35,14 @@ export function isValidKey(kind: KeyKind, key: string): boolean {
   return (kind === 'public' ? PUBLIC_KEY_PATTERN : SECRET_KEY_PATTERN).test(key);
 }
 
+/**
+ * Whether a public and a secret key share their random part (the characters after `pk_` /
+ * `sk_`): then the public key, which browsers carry, reveals the secret key.
+ */
+export function shareRandomPart(publicKey: string, secretKey: string): boolean {
+  return publicKey.slice(KEY_PREFIX.public.length) === secretKey.slice(KEY_PREFIX.secret.length);
+}
+
 /** The kind a key's prefix announces, or null when it has neither prefix. */
 export function kindOfKey(key: string): KeyKind | null {
   if (key.startsWith(KEY_PREFIX.public)) return 'public';

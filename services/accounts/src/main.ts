@@ -10,6 +10,7 @@ import {
 } from '@stamp/host';
 import { z } from 'zod';
 
+import { checkBootstrapKeys } from './config.ts';
 import { createAccountsService } from './index.ts';
 
 /** Environment of the accounts process: the platform's, the port, optional bootstrap keys. */
@@ -19,7 +20,10 @@ const schema = processEnvSchema
     STAMP_BOOTSTRAP_SECRET_KEY: z.string().optional(),
     STAMP_BOOTSTRAP_PUBLIC_KEY: z.string().optional(),
   })
-  .superRefine(checkAdapters);
+  .superRefine((env, context) => {
+    checkAdapters(env, context);
+    checkBootstrapKeys(env, context);
+  });
 
 /**
  * The accounts service alone in its process (distributed mode): its routes, the key look-up the

@@ -1,7 +1,11 @@
 import type { KeysApi } from '@stamp/contracts';
 import {
+  bodyGuard,
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_MAX_JSON_DEPTH,
   errorHandler,
   idempotency,
+  jsonBody,
   notFoundHandler,
   projectRateLimit,
   requestId,
@@ -34,6 +38,13 @@ export interface GatewayOptions {
   features: Record<string, boolean>;
   /** Largest accepted JSON body in bytes; 45 MB by default (a 40 MB message fits). */
   bodyLimitBytes?: number;
+  /**
+   * Time a client has to send a request body once its headers arrived, ms; 60 000 by default.
+   * A slower body is answered 408 REQUEST_TIMEOUT and its connection closed.
+   */
+  bodyTimeoutMs?: number;
+  /** Deepest nesting of arrays and objects in a JSON body; 64 by default (400 beyond). */
+  maxJsonDepth?: number;
 }
 
 /** Default per-project rate limit (spec part 8). */
@@ -43,13 +54,17 @@ export const DEFAULT_RATE_LIMIT = { limit: 1000, windowMs: 60_000 } as const;
 export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
 
 /**
- * The public HTTP gateway. Order: request id, request log, JSON body (malformed → 400
- * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE), unauthenticated probes and config
- * (`GET /healthz` → `{status:'ok'}`, `GET /readyz` → 200 `{status:'ready'}` or 503
- * `{status:'starting'}`, `GET /config` → `{features}`), every module's `publicRouter` (no API
- * key), API-key authentication (spec part 5),
- * per-project rate limit (429 RATE_LIMIT_EXCEEDED), `Idempotency-Key` handling on POST /v1/send
- * and /v1/track, every module's router, 404 NOT_FOUND, and the error envelope (spec part 7).
+ * The public HTTP gateway. Order: request id, request log, the body guard (a body not received
+ * within `bodyTimeoutMs` → 408 REQUEST_TIMEOUT and the connection closed; an answer sent before
+ * a body of more than 8 KiB was read closes the connection, so a refused request's body is never
+ * read), unauthenticated probes and config (`GET /healthz` → `{status:'ok'}`, `GET /readyz` →
+ * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), every
+ * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key
+ * authentication (spec part 5; reads headers only, so a bad key is answered 401 before any body
+ * is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
+ * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE, nested deeper than `maxJsonDepth` → 400
+ * BAD_REQUEST), `Idempotency-Key` handling on POST /v1/send and /v1/track, every module's router,
+ * 404 NOT_FOUND, and the error envelope (spec part 7).
  */
 export function createGateway(options: GatewayOptions): express.Express {
   const app = express();
@@ -57,7 +72,7 @@ export function createGateway(options: GatewayOptions): express.Express {
   app.set('etag', false);
   app.use(requestId());
   app.use(requestLogger(options.logger));
-  app.use(express.json({ limit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES }));
+  app.use(bodyGuard({ timeoutMs: options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS }));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -89,6 +104,12 @@ export function createGateway(options: GatewayOptions): express.Express {
   }
   app.use(authenticate(options.keys));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
+  app.use(
+    jsonBody({
+      limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+      maxDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    }),
+  );
   app.use(idempotency({ views: options.views }));
   for (const module of options.modules) {
     if (module.router !== undefined) app.use(module.router);

@@ -155,10 +155,10 @@ describe('gateway', () => {
     });
 
     it('answers 422 VALIDATION_ERROR from a route using parse', async () => {
-      const response = await gateway.request('GET', '/things?limit=500', { key: TEST_KEYS.skA });
+      const response = await gateway.request('GET', '/things?limit=0', { key: TEST_KEYS.skA });
       expect(response.status).toBe(422);
       expect(response.body).toMatchObject({
-        error: { code: 'VALIDATION_ERROR', errors: [{ field: 'limit', code: 'too_big' }] },
+        error: { code: 'VALIDATION_ERROR', errors: [{ field: 'limit', code: 'too_small' }] },
       });
     });
 

@@ -34,6 +34,7 @@ const schema = processEnvSchema
     STAMP_SENDING_URL: z.url(),
     STAMP_ACTIVITY_URL: z.url(),
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+    STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_SMTP_RELAY: z.enum(['true', 'false']).default('false'),
   })
   .superRefine(checkAdapters);
@@ -72,6 +73,7 @@ runMain(
         modules,
         views: platform.views,
         rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+        bodyTimeoutMs: env.STAMP_BODY_TIMEOUT_MS,
         isReady: () => ready,
         features: { smtpRelay: env.STAMP_SMTP_RELAY === 'true', localOutbox: true },
       });

@@ -120,6 +120,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     modules,
     views,
     rateLimit: { limit: config.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
+    bodyTimeoutMs: config.STAMP_BODY_TIMEOUT_MS,
     isReady: () => ready,
     features: { smtpRelay: relay !== undefined, localOutbox: true },
   });

@@ -45,4 +45,27 @@ describe('configuration from the environment', () => {
       /STAMP_BOOTSTRAP_PUBLIC_KEY/,
     );
   });
+
+  it('refuses bootstrap keys with the same random part, naming both variables', () => {
+    let error: unknown;
+    try {
+      readConfig({
+        STAMP_BOOTSTRAP_SECRET_KEY: 'sk_SameRandomPart0123456789',
+        STAMP_BOOTSTRAP_PUBLIC_KEY: 'pk_SameRandomPart0123456789',
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as ConfigError).message;
+    expect(message).toContain('STAMP_BOOTSTRAP_PUBLIC_KEY');
+    expect(message).toContain('STAMP_BOOTSTRAP_SECRET_KEY');
+    expect(message).toMatch(/random part/);
+    expect(
+      readConfig({
+        STAMP_BOOTSTRAP_SECRET_KEY: 'sk_SameRandomPart0123456789',
+        STAMP_BOOTSTRAP_PUBLIC_KEY: 'pk_OtherRandomPart012345678',
+      }).STAMP_BOOTSTRAP_PUBLIC_KEY,
+    ).toBe('pk_OtherRandomPart012345678');
+  });
 });

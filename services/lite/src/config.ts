@@ -1,4 +1,4 @@
-import { isValidKey } from '@stamp/accounts';
+import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
 
@@ -49,6 +49,8 @@ export const configSchema = z
       .regex(/^[a-z0-9.-]+$/)
       .default('sandbox.stamp.localhost'),
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
+    // Time a client has to send a request body, ms (408 REQUEST_TIMEOUT beyond).
+    STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info'),
@@ -56,15 +58,7 @@ export const configSchema = z
     /** SQLite page cache of the embedded store, MiB. */
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
-  .refine(
-    (config) =>
-      (config.STAMP_BOOTSTRAP_SECRET_KEY === undefined) ===
-      (config.STAMP_BOOTSTRAP_PUBLIC_KEY === undefined),
-    {
-      message: 'set both STAMP_BOOTSTRAP_SECRET_KEY and STAMP_BOOTSTRAP_PUBLIC_KEY, or neither',
-      path: ['STAMP_BOOTSTRAP_SECRET_KEY'],
-    },
-  );
+  .superRefine(checkBootstrapKeys);
 
 /** Validated configuration. */
 export type StampConfig = z.infer<typeof configSchema>;

@@ -50,7 +50,7 @@ describe('deleting a contact erases its personal data', () => {
     }
 
     const deleted = await call(stamp.url, sk, 'DELETE', `/contacts/${contactId}`);
-    expect(deleted.status).toBe(200);
+    expect(deleted.status).toBe(204);
     expect((await call(stamp.url, sk, 'GET', `/contacts/${contactId}`)).status).toBe(404);
     expect((await call(stamp.url, sk, 'GET', `/emails/${emailId}`)).status).toBe(404);
     expect((await call(stamp.url, sk, 'GET', `/outbox/${emailId}`)).status).toBe(404);
@@ -73,7 +73,7 @@ describe('deleting a contact erases its personal data', () => {
     expect(again.status).toBe(201);
     expect((again.body as { id: string }).id).not.toBe(contactId);
     const againId = (again.body as { id: string }).id;
-    expect((await call(stamp.url, sk, 'DELETE', `/contacts/${againId}`)).status).toBe(200);
+    expect((await call(stamp.url, sk, 'DELETE', `/contacts/${againId}`)).status).toBe(204);
 
     await stamp.close();
     const raw = rawStore(stamp.dataDir);

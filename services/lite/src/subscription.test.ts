@@ -146,7 +146,7 @@ describe('signed subscription links', () => {
   });
 
   it('answers 404 once the contact is deleted', async () => {
-    expect((await call(stamp.url, sk, 'DELETE', `/contacts/${contactId}`)).status).toBe(200);
+    expect((await call(stamp.url, sk, 'DELETE', `/contacts/${contactId}`)).status).toBe(204);
     expect((await oneClick(local(unsubscribeUrl))).status).toBe(404);
     expect((await fetch(local(unsubscribeUrl))).status).toBe(404);
   });

@@ -50,7 +50,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const retry = { ...DEFAULT_RETRY, ...deps.retry };
-  const outbox: Mailer = deps.outbox ?? new OutboxMailer(deps.views);
+  const localOutbox = new OutboxMailer(deps.views);
+  const outbox: Mailer = deps.outbox ?? localOutbox;
   const accepted = new Map<string, DeliveryReceipt & { transport: 'smtp' | 'outbox' }>();
   const sendDeps = {
     store: deps.store,
@@ -90,6 +91,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     async start() {
       if (projection !== undefined) return;
       await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
+      // Messages captured by an earlier version kept their content in the list documents.
+      if (deps.outbox === undefined) await localOutbox.upgrade();
       projection = deps.bus.consume({
         groupId: SENDING_PROJECTION_GROUP,
         topics: ['template', 'email', 'contact'],

@@ -18,7 +18,7 @@ function valueAt(document: unknown, parts: readonly string[]): unknown {
   for (const part of parts) {
     if (Array.isArray(current)) return ARRAY;
     if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string, unknown>)[part];
+    current = Object.hasOwn(current, part) ? (current as Record<string, unknown>)[part] : undefined;
   }
   return Array.isArray(current) ? ARRAY : current;
 }

@@ -106,4 +106,17 @@ describe('issueKeys', () => {
     );
     expect(error.options.errors?.map((e) => e.field)).toEqual(['secretKey']);
   });
+
+  it('given a project, when the keys share their random part, then 422 and no event', () => {
+    const error = thrown(() =>
+      issueKeys(given(created, issuedA), {
+        keys: {
+          publicKey: 'pk_SameRandomPart0123456789',
+          secretKey: 'sk_SameRandomPart0123456789',
+        },
+      }),
+    );
+    expect([error.status, error.code]).toEqual([422, 'VALIDATION_ERROR']);
+    expect(error.options.errors).toMatchObject([{ field: 'publicKey', code: 'same_random_part' }]);
+  });
 });

@@ -1,6 +1,6 @@
 import { conflict, notFound, validationError, type FieldError } from '@stamp/http-kit';
 
-import { hashKey, isValidKey, keyHint } from '../keys.ts';
+import { hashKey, isValidKey, keyHint, shareRandomPart } from '../keys.ts';
 import type { ProjectEvent, ProjectKeysIssued, ProjectState } from './events.ts';
 
 /** A plaintext key pair (`pk_…`, `sk_…`). Never stored; only hashed into events. */
@@ -35,6 +35,14 @@ function keysIssued(keys: KeyPair): ProjectKeysIssued {
       field: 'secretKey',
       message: 'Secret key must match sk_ followed by 16 to 64 letters or digits',
       code: 'invalid_format',
+    });
+  }
+  if (errors.length === 0 && shareRandomPart(keys.publicKey, keys.secretKey)) {
+    errors.push({
+      field: 'publicKey',
+      message:
+        'The public and the secret key share their random part, so the public key would reveal the secret key',
+      code: 'same_random_part',
     });
   }
   if (errors.length > 0) throw validationError(errors);

@@ -269,7 +269,7 @@ describe('GET /activity', () => {
       ['?from=2025-03-01T10:00:00', 'from'],
       ['?from=2025-03-02&to=2025-03-01', 'from'],
       ['?limit=0', 'limit'],
-      ['?limit=101', 'limit'],
+      ['?limit=1.5', 'limit'],
       ['?limit=ten', 'limit'],
       ['?contactId=', 'contactId'],
       ['?type=email.sent&type=email.bounced', 'type'],

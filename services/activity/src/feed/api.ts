@@ -3,7 +3,14 @@
  * by the gateway behind authentication): GET /activity, GET /activity/stats,
  * GET /activity/recent-count, GET /activity/types. Every answer is scoped to the caller's project.
  */
-import { caller, cursorPage, cursorQuery, parse, validationError } from '@stamp/http-kit';
+import {
+  caller,
+  cursorPage,
+  cursorQuery,
+  invalidCursor,
+  parse,
+  validationError,
+} from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -99,15 +106,7 @@ export function activityRouter(deps: ActivityRouterDeps): Router {
     const { projectId } = caller(res);
     const query = parse(feedQuery, req.query);
     const after = query.cursor === undefined ? undefined : parseCursor(query.cursor);
-    if (after === null) {
-      throw validationError([
-        {
-          field: 'cursor',
-          message: 'Expected the cursor of a previous page: <epoch-ms>_<id>',
-          code: 'invalid_cursor',
-        },
-      ]);
-    }
+    if (after === null) throw invalidCursor();
     const feed: FeedQuery = {
       projectId,
       limit: query.limit,

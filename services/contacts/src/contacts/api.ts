@@ -3,7 +3,19 @@
  * POST /contacts, GET /contacts, GET /contacts/:id, PATCH /contacts/:id, DELETE /contacts/:id.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, cursorQuery, escapeRegex, findCursorPage, notFound, parse } from '@stamp/http-kit';
+import {
+  addressProblem,
+  caller,
+  cursorQuery,
+  escapeRegex,
+  type FieldError,
+  findCursorPage,
+  listOrder,
+  notFound,
+  parse,
+  sortQuery,
+  validationError,
+} from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -46,10 +58,24 @@ const updateBody = z.object({
 export const MAX_LOOKUP_EMAILS = 500;
 
 const lookupBody = z.object({
-  emails: z.array(z.string().max(320)).min(1).max(MAX_LOOKUP_EMAILS),
+  emails: z.array(z.string().max(1000)).min(1).max(MAX_LOOKUP_EMAILS),
 });
 
-const listQuery = cursorQuery.extend({ search: z.string().max(254).optional() });
+/** Fields GET /contacts sorts by (Plunk's `email` and `createdAt`, and `updatedAt`). */
+export const CONTACT_SORT_FIELDS = ['createdAt', 'updatedAt', 'email'] as const;
+
+/**
+ * Query of GET /contacts: `limit`, `cursor`, `search` (case-insensitive substring of the email),
+ * `subscribed` (`true` or `false`), `sort` (one of {@link CONTACT_SORT_FIELDS}; absent = creation
+ * order) and `dir` (`asc` | `desc`, default `desc`). Any other value of these is a 422.
+ */
+const listQuery = cursorQuery.extend(sortQuery(CONTACT_SORT_FIELDS).shape).extend({
+  search: z.string().max(254).optional(),
+  subscribed: z
+    .enum(['true', 'false'], { message: 'Expected true or false' })
+    .transform((value) => value === 'true')
+    .optional(),
+});
 
 /** The API form of a contacts view document. */
 export function toContact(view: ContactView): ContactResponse {
@@ -63,13 +89,11 @@ export function toContact(view: ContactView): ContactResponse {
   };
 }
 
-/** Escapes the characters that have a meaning in a regular expression. */
-
 const idOf = (req: Request): string => String(req.params.id);
 
 /**
  * The contacts router. Every write waits for the views to reflect it (read-your-writes) before
- * answering. DELETE answers 200 `{success: true}`.
+ * answering. DELETE answers 204 without a body (as Plunk's published API).
  */
 export function contactsRouter(deps: ContactsRouterDeps): Router {
   const router = Router();
@@ -111,6 +135,11 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
       .json({ ...contact, _meta: { isNew: result.isNew, isUpdate: !result.isNew } });
   });
 
+  /**
+   * GET /contacts: a cursor list (spec part 4) of the project's contacts matching `search` and
+   * `subscribed`, in the asked order (newest first by default). The cursor encodes the last
+   * contact's sort value and id, so pages stay exact under any order.
+   */
   router.get('/contacts', async (req: Request, res: Response) => {
     const { projectId } = caller(res);
     const query = parse(listQuery, req.query);
@@ -119,17 +148,27 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
     if (search !== undefined && search !== '') {
       filter.email = { $regex: escapeRegex(search), $options: 'i' };
     }
-    res.json(await findCursorPage(contacts, filter, query, toContact));
+    if (query.subscribed !== undefined) filter.subscribed = query.subscribed;
+    res.json(await findCursorPage(contacts, filter, query, toContact, listOrder(query)));
   });
 
   /**
    * POST /contacts/lookup `{emails: string[1..500]}` → `{data: [{email, exists, id}], found}`
    * in request order; `email` is the normalised address (as given when it is not a valid one,
-   * which never exists). More than 500 emails: 422.
+   * which never exists). More than 500 emails, or an address beyond the RFC 5321 size limits
+   * (field `emails.<index>`): 422.
    */
   router.post('/contacts/lookup', async (req: Request, res: Response) => {
     const { projectId } = caller(res);
     const { emails } = parse(lookupBody, req.body);
+    const oversized: FieldError[] = [];
+    for (const [index, given] of emails.entries()) {
+      const problem = addressProblem(given.trim().toLowerCase());
+      if (problem?.code === 'too_big') {
+        oversized.push({ field: `emails.${index}`, message: problem.message, code: problem.code });
+      }
+    }
+    if (oversized.length > 0) throw validationError(oversized);
     const data: { email: string; exists: boolean; id: string | null }[] = [];
     for (const given of emails) {
       let email: string;
@@ -162,7 +201,7 @@ export function contactsRouter(deps: ContactsRouterDeps): Router {
     const who = caller(res);
     const result = await deps.commands.deleteContact(who.projectId, idOf(req), who.requestId);
     await deps.awaitViews(result.position);
-    res.json({ success: true });
+    res.status(204).end();
   });
 
   return router;

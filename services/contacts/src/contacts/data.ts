@@ -120,7 +120,7 @@ export function applyPatch(
     }
   }
   for (const [key, value] of Object.entries(patch.set)) {
-    if (data[key] !== value) {
+    if (!Object.hasOwn(data, key) || data[key] !== value) {
       changes.set[key] = value;
       data[key] = value;
     }

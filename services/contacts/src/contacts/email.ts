@@ -1,18 +1,13 @@
 /** Email address normalisation of contacts (spec part 2: email is unique within a project). */
-import { validationError } from '@stamp/http-kit';
-import { z } from 'zod';
-
-const emailSchema = z.email();
+import { assertEmailAddress } from '@stamp/http-kit';
 
 /**
- * The normalised form of an email address: trimmed and lowercased.
- * @throws ApiError 422 VALIDATION_ERROR (field `email`, code `invalid_format`) when it is not a
- *   valid address.
+ * The normalised form of an email address: trimmed and lowercased, then checked by the shared
+ * address validator (RFC 5321 size limits: local part ≤ 64 octets, domain ≤ 255, labels ≤ 63,
+ * address ≤ 254; then the format).
+ * @throws ApiError 422 VALIDATION_ERROR naming `field` (code `too_big` for a size limit,
+ *   `invalid_format` otherwise).
  */
 export function normaliseEmail(email: string, field = 'email'): string {
-  const normalised = email.trim().toLowerCase();
-  if (normalised.length > 254 || !emailSchema.safeParse(normalised).success) {
-    throw validationError([{ field, message: 'Invalid email address', code: 'invalid_format' }]);
-  }
-  return normalised;
+  return assertEmailAddress(email.trim().toLowerCase(), field);
 }

@@ -81,10 +81,12 @@ export function evolve(state: ContactState, event: ContactEvent): ContactState {
     case 'ContactEmailChanged':
       return { ...state, email: event.data.to };
     case 'ContactDataChanged': {
-      const data = { ...state.data };
-      // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
-      for (const key of event.data.unset) delete data[key];
-      Object.assign(data, event.data.set);
+      // Entries, not assignments: every key is an own data property, whatever its name.
+      const unset = new Set(event.data.unset);
+      const data: ContactData = Object.fromEntries([
+        ...Object.entries(state.data).filter(([key]) => !unset.has(key)),
+        ...Object.entries(event.data.set),
+      ]);
       return { ...state, data };
     }
     case 'ContactSubscribed':

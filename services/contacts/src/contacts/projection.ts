@@ -36,8 +36,10 @@ export const contactsView = (views: ViewStore): ViewCollection<ContactView> =>
   views.collection<ContactView>(CONTACTS_VIEW);
 
 /**
- * Creates the indexes of the contacts view: {projectId}, {projectId, email}, and a substring
- * index of `email` for `GET /contacts?search=` (case-insensitive literal substring). Email uniqueness
+ * Creates the indexes of the contacts view: {projectId}, {projectId, email}, those of the
+ * list's filter and orders (GET /contacts `subscribed`, `sort=createdAt|updatedAt`):
+ * {projectId, subscribed}, {projectId, createdAt}, {projectId, updatedAt}, and a substring index
+ * of `email` for `GET /contacts?search=` (case-insensitive literal substring). Email uniqueness
  * is enforced by the claim streams of the event store, not by the view: across streams the view
  * may briefly lag one contact's release of an address behind another contact's claim of it.
  */
@@ -45,6 +47,9 @@ export async function createContactIndexes(views: ViewStore): Promise<void> {
   const contacts = contactsView(views);
   await contacts.createIndex({ projectId: 1 });
   await contacts.createIndex({ projectId: 1, email: 1 });
+  await contacts.createIndex({ projectId: 1, subscribed: 1 });
+  await contacts.createIndex({ projectId: 1, createdAt: 1 });
+  await contacts.createIndex({ projectId: 1, updatedAt: 1 });
   await contacts.createIndex({ email: 1 }, { substring: true });
 }
 

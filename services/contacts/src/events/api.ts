@@ -4,7 +4,7 @@
  * GET /events/:eventName/usage, DELETE /events/:eventName. (POST /events/track is the tracking
  * router's.)
  */
-import { caller, cursorQuery, parse } from '@stamp/http-kit';
+import { caller, cursorQuery, invalidCursor, parse } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
@@ -21,16 +21,17 @@ export interface TrackedEventsRouterDeps {
 }
 
 /**
- * `cursor`: the value a previous page returned (a log position in decimal), or empty / absent for
- * the first page.
+ * The log position a `cursor` designates: the value a previous page returned (a log position in
+ * decimal); undefined for the first page.
+ * @throws ApiError 422 (field `cursor`) for anything else.
  */
-const positionCursor = z
-  .string()
-  .regex(/^(?:[1-9][0-9]{0,14})?$/, 'Expected the cursor returned by a previous page')
-  .optional()
-  .transform((cursor) => (cursor === undefined || cursor === '' ? undefined : Number(cursor)));
+function logPosition(cursor: string | undefined): number | undefined {
+  if (cursor === undefined) return undefined;
+  if (!/^[1-9][0-9]{0,14}$/.test(cursor)) throw invalidCursor();
+  return Number(cursor);
+}
 
-const pageQuery = z.object({ limit: cursorQuery.shape.limit, cursor: positionCursor });
+const pageQuery = cursorQuery;
 
 const eventName = z.string().min(1).max(255).optional();
 
@@ -63,7 +64,7 @@ export function trackedEventsRouter(deps: TrackedEventsRouterDeps): Router {
     res.json(
       await deps.queries.page(projectId, {
         limit: query.limit,
-        cursor: query.cursor,
+        cursor: logPosition(query.cursor),
         name: query.name ?? query.eventName,
       }),
     );
@@ -82,7 +83,12 @@ export function trackedEventsRouter(deps: TrackedEventsRouterDeps): Router {
   router.get('/events/contact/:contactId', async (req: Request, res: Response) => {
     const { projectId } = caller(res);
     const query = parse(pageQuery, req.query);
-    res.json(await deps.queries.contactPage(projectId, param(req, 'contactId'), query));
+    res.json(
+      await deps.queries.contactPage(projectId, param(req, 'contactId'), {
+        limit: query.limit,
+        cursor: logPosition(query.cursor),
+      }),
+    );
   });
 
   router.get('/events/:eventName/usage', async (req: Request, res: Response) => {

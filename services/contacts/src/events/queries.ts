@@ -126,16 +126,17 @@ export class TrackedEventQueries {
     const daily: TrackedEventStats['daily'] = [];
     for (let back = STATS_DAYS - 1; back >= 0; back--) {
       const date = dayOf(today - back * DAY_MS);
-      const byName: Record<string, number> = {};
+      const counted: [string, number][] = [];
       let count = 0;
       const documents = await this.views.days.find({ projectId, day: date });
       documents.sort((a, b) => compare(a.name, b.name));
       for (const document of documents) {
         if (document.count <= 0) continue;
-        byName[document.name] = document.count;
+        counted.push([document.name, document.count]);
         count += document.count;
       }
-      daily.push({ date, count, byName });
+      // Entries, not assignments: an event name is a key like any other (`__proto__` too).
+      daily.push({ date, count, byName: Object.fromEntries(counted) });
     }
     return {
       total: names.reduce((sum, { count }) => sum + count, 0),

@@ -19,12 +19,15 @@ import {
   caller,
   cursorPage,
   cursorQuery,
+  decodeCursor,
+  encodeCursor,
   notFound,
   parse,
   validationError,
 } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
 
 import type { ContactCommands } from '../contacts/commands.ts';
 import { contactsView } from '../contacts/projection.ts';
@@ -85,6 +88,9 @@ function fieldParam(req: Request): string {
   }
   return field;
 }
+
+/** Shape of a values cursor: the last value of the previous page (a contact data value). */
+const fieldValueCursor = z.union([z.string(), z.number(), z.boolean()]);
 
 /** Total order of distinct values: numbers, then strings, then booleans. */
 function compareValues(a: unknown, b: unknown): number {
@@ -157,17 +163,14 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
     const field = fieldParam(req);
     const query = parse(cursorQuery, req.query);
     await readField(projectId, field);
-    let after: unknown;
-    if (query.cursor !== undefined) {
-      try {
-        after = JSON.parse(Buffer.from(query.cursor, 'base64url').toString('utf8')) as unknown;
-      } catch {
-        throw validationError([
-          { field: 'cursor', message: 'Invalid cursor', code: 'invalid_cursor' },
-        ]);
-      }
-    }
-    const values = (await contacts.distinct(`data.${field}`, { projectId })).sort(compareValues);
+    const after =
+      query.cursor === undefined ? undefined : decodeCursor(query.cursor, fieldValueCursor);
+    // Only the values of contacts whose own data holds the key, and only data values.
+    const values = (
+      await contacts.distinct(`data.${field}`, { projectId, [`data.${field}`]: { $exists: true } })
+    )
+      .filter((value) => fieldValueCursor.safeParse(value).success)
+      .sort(compareValues);
     const start =
       query.cursor === undefined ? 0 : values.findIndex((value) => compareValues(value, after) > 0);
     const rest = start === -1 ? [] : values.slice(start, start + query.limit + 1);
@@ -175,7 +178,7 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
       cursorPage(
         rest,
         query.limit,
-        (value) => Buffer.from(JSON.stringify(value)).toString('base64url'),
+        (value) => encodeCursor(value),
         query.cursor === undefined,
         values.length,
       ),
@@ -221,7 +224,7 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
                 !standard &&
                 typeof step.config.updates === 'object' &&
                 step.config.updates !== null &&
-                field in step.config.updates),
+                Object.hasOwn(step.config.updates, field)),
           ),
         )
         .map(summary),
@@ -264,7 +267,8 @@ export function fieldsRouter(deps: FieldsRouterDeps): Router {
       );
       for (const result of results) {
         if (result.status === 'fulfilled') {
-          affected += 1;
+          // Position 0: nothing changed, the contact did not hold the key (any more).
+          if (result.value.position > 0) affected += 1;
           position = Math.max(position, result.value.position);
         } else if (!(result.reason instanceof ApiError && result.reason.status === 404)) {
           // A contact deleted meanwhile has nothing left to remove; anything else is a failure.

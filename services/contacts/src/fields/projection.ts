@@ -3,6 +3,7 @@
  * hold it and with which inferred types. Kept current by the contacts projection from each
  * contact's data before and after an event, so GET /contacts/fields never scans the contacts.
  */
+import type { ContactValue } from '@stamp/contracts';
 import type { ViewCollection, ViewDocument, ViewStore } from '@stamp/platform';
 
 import type { ContactData } from '../contacts/data.ts';
@@ -45,10 +46,14 @@ export async function recordFieldChanges(
   after: ContactData | null,
 ): Promise<void> {
   const fields = contactFieldsView(views);
+  // Keys are data: a key absent from a contact's own data is absent, whatever its name (never a
+  // property inherited by plain objects, such as `constructor` or `toString`).
+  const own = (data: ContactData | null, field: string): ContactValue | undefined =>
+    data !== null && Object.hasOwn(data, field) ? data[field] : undefined;
   const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
   for (const field of keys) {
-    const previous = before?.[field];
-    const next = after?.[field];
+    const previous = own(before, field);
+    const next = own(after, field);
     const was = previous === undefined ? undefined : inferType(previous);
     const is = next === undefined ? undefined : inferType(next);
     if (was === is) continue;

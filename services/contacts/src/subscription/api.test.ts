@@ -189,7 +189,7 @@ describe('subscription routes', () => {
 
   it('answers 404 for a deleted contact', async () => {
     const token = subscriptionToken(secrets, 'project-a', contactId);
-    expect((await api.request('DELETE', `/contacts/${contactId}`)).status).toBe(200);
+    expect((await api.request('DELETE', `/contacts/${contactId}`)).status).toBe(204);
     expect((await fetch(link('manage', token))).status).toBe(404);
     expect((await post(link('unsubscribe', token))).status).toBe(404);
   });

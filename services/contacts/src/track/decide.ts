@@ -6,16 +6,26 @@ const RESERVED_EVENT_NAMES: readonly RegExp[] = [
   /^email\./,
   /^contact\.subscribed$/,
   /^contact\.unsubscribed$/,
-  /^segment\..+\.entry$/,
-  /^segment\..+\.exit$/,
+  /^segment\..+\.entry$/s,
+  /^segment\..+\.exit$/s,
 ];
 
 /**
+ * The form of an event name compared with the reserved names: Unicode compatibility-normalised
+ * (NFKC, so full-width letters count as their ASCII forms), trimmed and lowercased.
+ */
+export function comparableEventName(name: string): string {
+  return name.normalize('NFKC').trim().toLowerCase();
+}
+
+/**
  * Whether an event name is reserved for system events: `email.*`, `contact.subscribed`,
- * `contact.unsubscribed`, `segment.*.entry`, `segment.*.exit`.
+ * `contact.unsubscribed`, `segment.*.entry`, `segment.*.exit`, compared after
+ * {@link comparableEventName} (so `EMAIL.SENT` and ` email.sent` are reserved too).
  */
 export function isReservedEventName(name: string): boolean {
-  return RESERVED_EVENT_NAMES.some((pattern) => pattern.test(name));
+  const comparable = comparableEventName(name);
+  return RESERVED_EVENT_NAMES.some((pattern) => pattern.test(comparable));
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Resolver } from '@stamp/platform';
-import { parse } from '@stamp/http-kit';
+import { emailAddress, parse } from '@stamp/http-kit';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -12,10 +12,7 @@ export interface VerifyRouterDeps {
 }
 
 const VerifyBody = z.object({
-  email: z
-    .string()
-    .trim()
-    .pipe(z.email({ message: 'Invalid email address' })),
+  email: z.string().trim().pipe(emailAddress),
 });
 
 /**

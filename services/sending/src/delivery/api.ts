@@ -1,5 +1,10 @@
 import { caller, cursorQuery, findCursorPage, notFound, parse } from '@stamp/http-kit';
-import { OUTBOX_COLLECTION, type OutboxDocument, type ViewStore } from '@stamp/platform';
+import {
+  OUTBOX_COLLECTION,
+  type OutboxDocument,
+  readOutboxMessage,
+  type ViewStore,
+} from '@stamp/platform';
 import { Router } from 'express';
 
 import { EMAILS, type EmailDocument } from '../views.ts';
@@ -26,8 +31,9 @@ export function toEmailResource(document: EmailDocument): Record<string, unknown
 
 /**
  * Routes of the local outbox and email status: `GET /outbox?limit&cursor` (captured messages of
- * the project, newest first, without `raw`), `GET /outbox/:emailId` (with `raw`), `GET
- * /emails/:id`. Unknown ids give 404 RESOURCE_NOT_FOUND.
+ * the project, newest first, without `raw`: read from the list documents only), `GET
+ * /outbox/:emailId` (with `raw`, read from the message's parts), `GET /emails/:id`. Unknown ids
+ * give 404 RESOURCE_NOT_FOUND.
  */
 export function deliveryRouter(deps: { views: ViewStore }): Router {
   const router = Router();
@@ -49,14 +55,17 @@ export function deliveryRouter(deps: { views: ViewStore }): Router {
   router.get('/outbox/:emailId', async (req, res) => {
     const { projectId } = caller(res);
     const document = await outbox().findOne({ _id: req.params.emailId, projectId });
-    if (document === null) throw notFound('RESOURCE_NOT_FOUND', 'Message not found in the outbox');
+    const raw = document === null ? null : await readOutboxMessage(deps.views, document._id);
+    if (document === null || raw === null) {
+      throw notFound('RESOURCE_NOT_FOUND', 'Message not found in the outbox');
+    }
     res.json({
       id: document._id,
       from: document.from,
       to: document.to,
       subject: document.subject,
       capturedAt: document.capturedAt,
-      raw: document.raw,
+      raw,
     });
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import {
-  OUTBOX_COLLECTION,
+  deleteOutboxMessage,
   type RecordedEvent,
   TIMERS_COLLECTION,
   type TimerDocument,
@@ -124,14 +124,16 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
 
 /**
  * On ContactDeleted (stream `contact-<id>`, owned by the contacts service), removes the
- * contact's emails from the `emails` view and their captured copies from the local outbox: they
- * hold its address and messages (architecture brief, "Privacy"). Idempotent.
+ * contact's emails from the `emails` view and their captured copies (list documents and message
+ * parts) from the local outbox: they hold its address and messages (architecture brief,
+ * "Privacy"). Idempotent.
  */
 export async function forgetContactEmails(views: ViewStore, event: RecordedEvent): Promise<void> {
   if (event.type !== 'ContactDeleted') return;
   const contactId = event.streamId.slice(event.streamId.indexOf('-') + 1);
   const emails = views.collection(EMAILS);
-  const outbox = views.collection(OUTBOX_COLLECTION);
-  for (const email of await emails.find({ contactId })) await outbox.deleteOne({ _id: email._id });
+  for (const email of await emails.find({ contactId })) {
+    await deleteOutboxMessage(views, email._id);
+  }
   await emails.deleteMany({ contactId });
 }

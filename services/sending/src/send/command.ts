@@ -29,6 +29,7 @@ import {
   splitData,
   type TemplateDefaults,
 } from './decide.ts';
+import { stripHeaderControls } from './header-text.ts';
 import type { SendBody } from './schema.ts';
 
 /** What a send needs. */
@@ -164,10 +165,8 @@ export async function send(
       deps.publicUrl,
       subscriptionToken(deps.secrets, projectId, contact.contactId),
     );
-    const subject = (await render(subjectTemplate, 'text', scope, subjectField)).replace(
-      /[\r\n]+/g,
-      ' ',
-    );
+    // Variables may hold line breaks or other control characters: never into the header.
+    const subject = stripHeaderControls(await render(subjectTemplate, 'text', scope, subjectField));
     const html = await render(bodyTemplate, 'html', scope, bodyField);
     // The size estimate again, with the rendered content in place of the template's (part 8).
     const size =

@@ -95,18 +95,20 @@ export function splitData(
   persistent: Record<string, ContactDataInput>;
   transient: Record<string, ContactValue>;
 } {
-  const persistent: Record<string, ContactDataInput> = {};
-  const transient: Record<string, ContactValue> = {};
+  const persistent: [string, ContactDataInput][] = [];
+  const transient: [string, ContactValue][] = [];
   for (const [key, value] of Object.entries(data ?? {})) {
     if (value !== null && typeof value === 'object') {
-      if (value.persistent === false) transient[key] = value.value;
-      else persistent[key] = value.value;
+      if (value.persistent === false) transient.push([key, value.value]);
+      else persistent.push([key, value.value]);
     } else {
-      persistent[key] = value;
+      persistent.push([key, value]);
     }
   }
-  if (recipient.name !== undefined && recipient.name !== '') persistent.name = recipient.name;
-  return { persistent, transient };
+  if (recipient.name !== undefined && recipient.name !== '')
+    persistent.push(['name', recipient.name]);
+  // Entries, not assignments: every key is an own data property, whatever its name.
+  return { persistent: Object.fromEntries(persistent), transient: Object.fromEntries(transient) };
 }
 
 /**

@@ -1,43 +1,29 @@
+import { emailAddress } from '@stamp/http-kit';
 import { z } from 'zod';
 
-const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
+import { headerText } from './header-text.ts';
 
 /** RFC 5322 §3.6.8 field name: printable US-ASCII except colon. */
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
 
 const mailbox = z.object({
-  name: z
-    .string()
-    .max(255)
-    .refine(noNewline, { message: 'Name must not contain line breaks' })
-    .optional(),
-  email: z.email(),
+  name: headerText('Name', { max: 255 }).optional(),
+  email: emailAddress,
 });
 
-const address = z.union([z.email(), mailbox]);
+const address = z.union([emailAddress, mailbox]);
 
 const primitive = z.union([z.string(), z.number(), z.boolean()]);
 
 const attachment = z
   .object({
-    filename: z
-      .string()
-      .min(1)
-      .max(255)
-      .refine(noNewline, { message: 'Filename must not contain line breaks' }),
+    filename: headerText('Filename', { min: 1, max: 255 }),
     content: z.base64({ message: 'Content must be base64' }),
-    contentType: z
-      .string()
-      .min(1)
-      .max(255)
-      .regex(/^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/, { message: 'Invalid content type' })
-      .refine(noNewline, { message: 'Content type must not contain line breaks' }),
-    contentId: z
-      .string()
-      .min(1)
-      .max(255)
-      .refine(noNewline, { message: 'Content id must not contain line breaks' })
-      .optional(),
+    contentType: headerText('Content type', { min: 1, max: 255 }).regex(
+      /^[\w.+-]+\/[\w.+-]+(\s*;.*)?$/,
+      { message: 'Invalid content type' },
+    ),
+    contentId: headerText('Content id', { min: 1, max: 255 }).optional(),
     disposition: z.enum(['attachment', 'inline']).optional(),
   })
   .superRefine((value, context) => {
@@ -91,21 +77,12 @@ export const sendBody = z
   .object({
     // The recipient cap is a configured limit, checked by the send command with its own message.
     to: z.union([address, z.array(address)]),
-    subject: z
-      .string()
-      .min(1)
-      .max(998)
-      .refine(noNewline, { message: 'Subject must not contain line breaks' })
-      .optional(),
+    subject: headerText('Subject', { min: 1, max: 998 }).optional(),
     body: z.string().min(1).optional(),
     template: z.string().min(1).max(100).optional(),
     from: address.optional(),
-    name: z
-      .string()
-      .max(255)
-      .refine(noNewline, { message: 'Name must not contain line breaks' })
-      .optional(),
-    reply: z.email().optional(),
+    name: headerText('Name', { max: 255 }).optional(),
+    reply: emailAddress.optional(),
     subscribed: z.boolean().optional(),
     headers: z
       .record(
@@ -115,10 +92,9 @@ export const sendBody = z
           .refine((name) => !STRUCTURAL_HEADERS.has(name.toLowerCase()), {
             message: 'This header is set by Stamp and cannot be given',
           }),
-        z
-          .string()
-          .max(998, { message: 'Header values are at most 998 characters' })
-          .refine(noNewline, { message: 'Header values must not contain line breaks' }),
+        headerText('Header values').max(998, {
+          message: 'Header values are at most 998 characters',
+        }),
       )
       .optional(),
     data: z

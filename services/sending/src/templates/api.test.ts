@@ -107,6 +107,7 @@ interface Template {
 }
 
 interface TemplateList {
+  data: Template[];
   templates: Template[];
   total: number;
   page: number;
@@ -185,7 +186,8 @@ describe('templates API over HTTP', () => {
         body: '<p>Hi</p>',
       });
       expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({ from: null, type: 'TRANSACTIONAL' });
+      // Plunk's published default type.
+      expect(response.body).toMatchObject({ from: null, type: 'MARKETING' });
     });
 
     it('refuses a changed from on an unverified domain with 403 and keeps the template', async () => {
@@ -331,8 +333,8 @@ describe('templates API over HTTP', () => {
         pageSize: 20,
         totalPages: 1,
         hasMore: false,
-        cursor: ids[4],
       });
+      expect(page.data).toEqual(page.templates);
       expect(page.templates[0]).toMatchObject({ from: 'hello@example.test', fromName: 'Team' });
     });
 
@@ -340,13 +342,12 @@ describe('templates API over HTTP', () => {
       const first = await list('?limit=2');
       expect(idsOf(first)).toEqual(ids.slice(0, 2));
       expect(first).toMatchObject({ total: 5, page: 1, pageSize: 2, totalPages: 3, hasMore: true });
-      expect(first.cursor).toBe(ids[1]);
       const second = await list(`?limit=2&cursor=${first.cursor}`);
       expect(idsOf(second)).toEqual(ids.slice(2, 4));
-      expect(second).toMatchObject({ total: 5, page: 2, hasMore: true, cursor: ids[3] });
+      expect(second).toMatchObject({ total: 5, page: 2, hasMore: true });
       const third = await list(`?limit=2&cursor=${second.cursor}`);
       expect(idsOf(third)).toEqual(ids.slice(4));
-      expect(third).toMatchObject({ page: 3, hasMore: false, cursor: ids[4] });
+      expect(third).toMatchObject({ page: 3, hasMore: false });
       const after = await list(`?limit=2&cursor=${third.cursor}`);
       expect(after).toMatchObject({ templates: [], hasMore: false, cursor: '', page: 3 });
       expect(idsOf(await list('?limit=2&cursor='))).toEqual(ids.slice(0, 2));
@@ -362,7 +363,7 @@ describe('templates API over HTTP', () => {
         totalPages: 3,
         hasMore: true,
       });
-      expect(second.cursor).toBe(ids[3]);
+      expect(idsOf(await list(`?limit=2&cursor=${second.cursor}`))).toEqual(ids.slice(4));
       const beyond = await list('?page=9&pageSize=2');
       expect(beyond).toMatchObject({ templates: [], page: 9, hasMore: false, cursor: '' });
       expect((await list('?page=2&limit=4')).pageSize).toBe(4);
@@ -401,11 +402,13 @@ describe('templates API over HTTP', () => {
         ['?type=', 'type'],
         ['?type=MARKETING&type=TRANSACTIONAL', 'type'],
         ['?limit=0', 'limit'],
-        ['?limit=101', 'limit'],
         ['?limit=abc', 'limit'],
         ['?limit=1.5', 'limit'],
-        ['?pageSize=101', 'pageSize'],
+        ['?pageSize=0', 'pageSize'],
         ['?page=0', 'page'],
+        ['?sort=subject', 'sort'],
+        ['?dir=up', 'dir'],
+        ['?cursor=not-a-cursor', 'cursor'],
         [`?search=${'x'.repeat(201)}`, 'search'],
       ] as const) {
         const response = await api.request('GET', `/templates${query}`);

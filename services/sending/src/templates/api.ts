@@ -1,9 +1,10 @@
 import type { AwaitViews } from '@stamp/contracts';
-import { caller, notFound, parse } from '@stamp/http-kit';
+import { caller, emailAddress, notFound, parse } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
 
+import { headerText } from '../send/header-text.ts';
 import { TEMPLATES, type TemplateDocument } from '../views.ts';
 import {
   createTemplate,
@@ -17,37 +18,44 @@ import { TEMPLATE_TYPES, type TemplateFields, type TemplatePatch } from './event
 import { listTemplates, listTemplatesQuery } from './list.ts';
 import { templateUsage } from './usage.ts';
 
-const noNewline = (value: string): boolean => !/[\r\n]/.test(value);
-const subject = z
+/**
+ * Largest template body, UTF-8 bytes (5 MiB). A template is stored whole in one event and one
+ * view document (MongoDB holds at most 16 MiB per document), so it is capped well below the
+ * 40 MB a message sent with an inline body may reach.
+ */
+export const MAX_TEMPLATE_BODY_BYTES = 5 * 1024 * 1024;
+
+const subject = headerText('Subject', { min: 1, max: 998 });
+const templateBody = z
   .string()
   .min(1)
-  .max(998)
-  .refine(noNewline, { message: 'Subject must not contain line breaks' });
+  .refine((body) => Buffer.byteLength(body, 'utf8') <= MAX_TEMPLATE_BODY_BYTES, {
+    message: `A template body may have at most ${MAX_TEMPLATE_BODY_BYTES} bytes (5 MiB)`,
+    params: { code: 'too_big' },
+  });
 const templateType = z.enum(TEMPLATE_TYPES);
 const templateName = z.string().trim().min(1).max(MAX_TEMPLATE_NAME);
-const displayName = z
-  .string()
-  .max(255)
-  .refine(noNewline, { message: 'Must not contain line breaks' });
+const displayName = headerText('Name', { max: 255 });
 
 const createBody = z.object({
   name: templateName,
   subject,
-  body: z.string().min(1),
-  type: templateType.default('TRANSACTIONAL'),
-  from: z.email().optional(),
+  body: templateBody,
+  // Plunk's published default: a template created without a type is MARKETING.
+  type: templateType.default('MARKETING'),
+  from: emailAddress.optional(),
   fromName: displayName.optional(),
-  replyTo: z.email().optional(),
+  replyTo: emailAddress.optional(),
 });
 
 const patchBody = z.object({
   name: templateName.optional(),
   subject: subject.optional(),
-  body: z.string().min(1).optional(),
+  body: templateBody.optional(),
   type: templateType.optional(),
-  from: z.email().nullable().optional(),
+  from: emailAddress.nullable().optional(),
   fromName: displayName.nullable().optional(),
-  replyTo: z.email().nullable().optional(),
+  replyTo: emailAddress.nullable().optional(),
 });
 
 /** A template as the API returns it (spec part 2 "Template"). */
@@ -123,7 +131,8 @@ export function templatesRouter(deps: TemplatesRouterDeps): Router {
   router.get('/templates', async (req, res) => {
     const { projectId } = caller(res);
     const page = await listTemplates(deps.views, projectId, parse(listTemplatesQuery, req.query));
-    res.json({ ...page, templates: page.templates.map(toTemplateResource) });
+    const templates = page.templates.map(toTemplateResource);
+    res.json({ ...page, data: templates, templates });
   });
 
   router.get('/templates/:id', async (req, res) => {

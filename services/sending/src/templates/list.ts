@@ -1,19 +1,36 @@
-import { cursorQuery, escapeRegex, pageQuery } from '@stamp/http-kit';
+import {
+  cursorParam,
+  escapeRegex,
+  listOrder,
+  type ListOrder,
+  orderSort,
+  pageQuery,
+  pageSizeValue,
+  positionCursor,
+  positionFilter,
+  readPositionCursor,
+  sortQuery,
+} from '@stamp/http-kit';
 import type { Filter, ViewStore } from '@stamp/platform';
 import { z } from 'zod';
 
 import { TEMPLATES, type TemplateDocument } from '../views.ts';
 import { TEMPLATE_TYPES } from './events.ts';
 
+/** Fields GET /templates sorts by (Plunk's published API). */
+export const TEMPLATE_SORT_FIELDS = ['createdAt', 'updatedAt', 'name'] as const;
+
 /**
- * Query of GET /templates (spec part 4 "Templates"): `limit` 1..100 or `pageSize` 1..100 (default
- * 20; `limit` wins when both are given), `cursor` (the `cursor` of the previous response) or
- * `page` ≥ 1 (default 1; `cursor` wins when both are given), `type` TRANSACTIONAL | MARKETING,
- * `search` (at most 200 characters). Anything else in a known parameter is a 422.
+ * Query of GET /templates (spec part 4 "Templates"): `limit` or `pageSize` (default 20; above 100
+ * clamped to 100; `limit` wins when both are given), `cursor` (the `cursor` of the previous
+ * response) or `page` ≥ 1 (default 1; `cursor` wins when both are given), `type` TRANSACTIONAL |
+ * MARKETING, `search` (at most 200 characters), `sort` `createdAt` | `updatedAt` | `name` (absent
+ * = creation order) and `dir` `asc` | `desc` (default `desc`). Anything else in a known parameter
+ * is a 422.
  */
-export const listTemplatesQuery = pageQuery.extend({
-  limit: z.coerce.number().int().min(1).max(100).optional(),
-  cursor: cursorQuery.shape.cursor,
+export const listTemplatesQuery = pageQuery.extend(sortQuery(TEMPLATE_SORT_FIELDS).shape).extend({
+  limit: pageSizeValue.optional(),
+  cursor: cursorParam,
   type: z.enum(TEMPLATE_TYPES).optional(),
   search: z.string().max(200).optional(),
 });
@@ -22,11 +39,13 @@ export const listTemplatesQuery = pageQuery.extend({
 export type ListTemplatesQuery = z.infer<typeof listTemplatesQuery>;
 
 /**
- * One page of templates: the spec's `{total, page, pageSize, totalPages}` (integers; `total`
- * counts every match, on every page) plus the cursor convention's `cursor` (the last item's id,
- * empty for an empty page) and `hasMore`.
+ * One page of templates: the spec's `{templates, total, page, pageSize, totalPages}` (integers;
+ * `total` counts every match, on every page), the same items under `data` (Plunk's published
+ * API), and the cursor convention's `cursor` (the last item's cursor, empty for an empty page)
+ * and `hasMore`.
  */
 export interface TemplatePage<T> {
+  data: T[];
   templates: T[];
   total: number;
   page: number;
@@ -54,9 +73,10 @@ export function templatesFilter(
 }
 
 /**
- * Lists the project's templates newest first (ids are time-ordered UUIDv7). With a cursor the
- * page holds the templates after it and `page` is the page number those make at this page size;
- * without one, `page` selects the page.
+ * Lists the project's templates in the asked order (newest first by default: ids are
+ * time-ordered UUIDv7). With a cursor the page holds the templates after it and `page` is the
+ * page number those make at this page size; without one, `page` selects the page.
+ * @throws ApiError 422 for a cursor that this list and order did not produce.
  */
 export async function listTemplates(
   views: ViewStore,
@@ -64,34 +84,41 @@ export async function listTemplates(
   query: ListTemplatesQuery,
 ): Promise<TemplatePage<TemplateDocument>> {
   const pageSize = query.limit ?? query.pageSize;
+  const order: ListOrder = listOrder(query);
+  const sort = orderSort(order);
   const filter = templatesFilter(projectId, query);
   const collection = views.collection<TemplateDocument>(TEMPLATES);
-  const total = await collection.countDocuments(filter);
   let page = query.page;
   let fetched: TemplateDocument[];
   if (query.cursor === undefined) {
     fetched = await collection.find(filter, {
-      sort: { _id: -1 },
+      sort,
       skip: (page - 1) * pageSize,
       limit: pageSize + 1,
     });
   } else {
-    const before = await collection.countDocuments({ ...filter, _id: { $gte: query.cursor } });
-    page = Math.floor(before / pageSize) + 1;
-    fetched = await collection.find(
-      { ...filter, _id: { $lt: query.cursor } },
-      { sort: { _id: -1 }, limit: pageSize + 1 },
+    const position = readPositionCursor(order, query.cursor);
+    const before = await collection.countDocuments(
+      positionFilter(filter, order, position, 'through'),
     );
+    page = Math.floor(before / pageSize) + 1;
+    fetched = await collection.find(positionFilter(filter, order, position, 'after'), {
+      sort,
+      limit: pageSize + 1,
+    });
   }
+  const total = await collection.countDocuments(filter);
   const hasMore = fetched.length > pageSize;
   const templates = hasMore ? fetched.slice(0, pageSize) : fetched;
+  const last = templates.at(-1);
   return {
+    data: templates,
     templates,
     total,
     page,
     pageSize,
     totalPages: Math.ceil(total / pageSize),
-    cursor: templates.at(-1)?._id ?? '',
+    cursor: last === undefined ? '' : positionCursor(order, last),
     hasMore,
   };
 }

@@ -2,6 +2,13 @@ import { createHash } from 'node:crypto';
 
 import { Liquid, LiquidError, type Template } from 'liquidjs';
 
+/**
+ * Longest template source the engine parses, characters: the whole-message limit (spec part 8:
+ * 40 MB), so any body a message can carry can be parsed; render time and memory stay bounded
+ * by the engine's other limits.
+ */
+export const MAX_SOURCE_CHARACTERS = 40 * 1024 * 1024;
+
 /** Tags that would load other templates; refused at parse time (API reference, "Templates and links"). */
 const REFUSED_TAGS = ['include', 'render', 'layout'] as const;
 
@@ -9,6 +16,9 @@ function createEngine(escape: boolean): Liquid {
   const engine = new Liquid({
     ...(escape ? { outputEscape: 'escape' as const } : {}),
     strictFilters: true,
+    // Variables are the scope's own keys: `{{ constructor }}` is a data key, never a property
+    // every object inherits.
+    ownPropertyOnly: true,
     relativeReference: false,
     dynamicPartials: false,
     // An empty in-memory mapping: nothing is ever resolved from disk.
@@ -16,7 +26,7 @@ function createEngine(escape: boolean): Liquid {
     cache: false,
     // Bounds that keep one template from stalling or exhausting the process: source length
     // (characters), render time (ms) and the memory its values and loops may take (liquidjs units).
-    parseLimit: 1_000_000,
+    parseLimit: MAX_SOURCE_CHARACTERS,
     renderLimit: 1_000,
     memoryLimit: 50_000_000,
   });
@@ -59,8 +69,14 @@ export function rewriteFallbacks(source: string): string {
   });
 }
 
+/** Parsed templates kept, at most this many sources … */
 const MAX_CACHE = 2000;
+/** … totalling at most this many characters; a larger source is parsed at each use. */
+const MAX_CACHE_CHARACTERS = 32 * 1024 * 1024;
+/** Sources above this many characters are not cached. */
+const MAX_CACHED_SOURCE = 1024 * 1024;
 const cache = new Map<string, Template[]>();
+let cachedCharacters = 0;
 
 /**
  * Thrown when a template text is not valid Liquid (or uses a refused tag). `message` is the
@@ -103,7 +119,8 @@ export function describeSyntaxError(error: TemplateSyntaxError): string {
 }
 
 /**
- * Parses `source` (after {@link rewriteFallbacks}) for `kind`, cached by content hash.
+ * Parses `source` (after {@link rewriteFallbacks}) for `kind`, cached by content hash (sources up
+ * to 1 MiB characters, 32 Mi characters in all).
  * @throws TemplateSyntaxError on invalid Liquid or a refused tag.
  */
 export function parseTemplate(source: string, kind: TemplateKind): Template[] {
@@ -117,8 +134,13 @@ export function parseTemplate(source: string, kind: TemplateKind): Template[] {
   } catch (error) {
     throw syntaxErrorOf(error);
   }
-  if (cache.size >= MAX_CACHE) cache.clear();
+  if (source.length > MAX_CACHED_SOURCE) return parsed;
+  if (cache.size >= MAX_CACHE || cachedCharacters + source.length > MAX_CACHE_CHARACTERS) {
+    cache.clear();
+    cachedCharacters = 0;
+  }
   cache.set(key, parsed);
+  cachedCharacters += source.length;
   return parsed;
 }
 
