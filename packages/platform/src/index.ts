@@ -3,6 +3,7 @@
  * MongoDB, KurrentDB, the relay) are exported by `@stamp/platform/distributed.ts`, so a process
  * on the embedded adapters never loads their clients.
  */
+export * from './bounded-cache.ts';
 export * from './bus/bus.ts';
 export * from './bus/checkpoint-store.ts';
 export * from './bus/log-bus.ts';

@@ -17,7 +17,7 @@ import {
   CONTACTS_VIEW,
   createContactIndexes,
   eraseDeletedContact,
-  projectContactEvent,
+  projectContactEvents,
 } from './contacts/projection.ts';
 import { createTrackedEvents } from './events/index.ts';
 import { CONTACT_JOBS_VIEW, CONTACT_JOBS_VIEW_GROUP, createContactJobs } from './jobs/index.ts';
@@ -86,7 +86,7 @@ export function createContactsService(
   });
 
   let consumers: Consumer[] = [];
-  const handle = (event: RecordedEvent): Promise<void> => projectContactEvent(deps.views, event);
+  const handle = (event: RecordedEvent): Promise<void> => projectContactEvents(deps.views, [event]);
 
   return {
     name: 'contacts',
@@ -108,6 +108,7 @@ export function createContactsService(
           groupId: CONTACTS_VIEW_GROUP,
           topics: [CONTACT_CATEGORY],
           handle,
+          handleBatch: (events) => projectContactEvents(deps.views, events),
           concurrency: 16,
         }),
         deps.bus.consume({

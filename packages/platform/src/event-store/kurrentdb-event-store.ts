@@ -49,6 +49,7 @@ import {
   WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
 
+import { BoundedCache } from '../bounded-cache.ts';
 import { newId } from '../ids.ts';
 import { openWith, sealWith, type SubjectKey } from './subject-keys.ts';
 import {
@@ -110,13 +111,12 @@ export interface KurrentDbEventStoreOptions {
   keyCacheMs?: number;
 }
 
-/** A small map with a size bound (oldest entry evicted first) and an expiry per entry. */
+/** A bounded cache ({@link BoundedCache}) whose entries also expire. */
 class ExpiringCache<Value> {
-  private readonly entries = new Map<string, { value: Value; expires: number }>();
-  private readonly size: number;
+  private readonly entries: BoundedCache<string, { value: Value; expires: number }>;
 
   constructor(size: number) {
-    this.size = size;
+    this.entries = new BoundedCache(size);
   }
 
   get(key: string): Value | undefined {
@@ -129,11 +129,6 @@ class ExpiringCache<Value> {
 
   /** Stores `value` for `ttlMs` (Infinity: until evicted). */
   set(key: string, value: Value, ttlMs: number): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.size) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done !== true) this.entries.delete(oldest.value);
-    }
     this.entries.set(key, { value, expires: Date.now() + ttlMs });
   }
 

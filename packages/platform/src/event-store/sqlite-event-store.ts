@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
+import { BoundedCache } from '../bounded-cache.ts';
 import { newId } from '../ids.ts';
 import { transaction } from '../sqlite/database.ts';
 import { openWith, sealWith, type SubjectKey, SubjectKeys } from './subject-keys.ts';
@@ -39,6 +40,9 @@ interface Written {
   keys: [string, SubjectKey][];
 }
 
+/** The subject id in an event's metadata JSON (ids hold no quote or backslash). */
+const SUBJECT = /"subjectId":"([^"\\]+)"/;
+
 /** Sealed events kept opened in memory (see `opened`). */
 const OPENED_CACHE_SIZE = 8192;
 
@@ -62,7 +66,9 @@ export class SqliteEventStore implements EventStore {
    * Recently opened sealed data by position: several consumer groups read the same new events
    * one after another, and each would otherwise decrypt them again.
    */
-  private readonly opened = new Map<number, { subjectId: string; json: string }>();
+  private readonly opened = new BoundedCache<number, { subjectId: string; json: string }>(
+    OPENED_CACHE_SIZE,
+  );
   private checkpointTimer: NodeJS.Timeout | undefined;
   private readonly emitter = new EventEmitter();
   private readonly byCategories = new Map<string, StatementSync>();
@@ -136,10 +142,6 @@ export class SqliteEventStore implements EventStore {
         let opened = this.opened.get(row.position);
         if (opened === undefined) {
           opened = { subjectId, json: openWith(key, data as string) };
-          if (this.opened.size >= OPENED_CACHE_SIZE) {
-            const oldest = this.opened.keys().next();
-            if (oldest.done !== true) this.opened.delete(oldest.value);
-          }
           this.opened.set(row.position, opened);
         }
         data = JSON.parse(opened.json) as unknown;
@@ -279,9 +281,21 @@ export class SqliteEventStore implements EventStore {
     return { revisions, position, first, keys };
   }
 
+  /** {@link toRecorded} of rows read together: the keys of their subjects are loaded at once. */
+  private toRecordedAll(rows: readonly EventRow[]): RecordedEvent[] {
+    const subjects: string[] = [];
+    for (const row of rows) {
+      if (this.opened.has(row.position)) continue;
+      const match = SUBJECT.exec(row.metadata);
+      if (match?.[1] !== undefined) subjects.push(match[1]);
+    }
+    if (subjects.length > 1) this.keys.prefetch(subjects);
+    return rows.map((row) => this.toRecorded(row));
+  }
+
   readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
     const rows = this.statements.readStream.all(streamId, fromRevision) as unknown as EventRow[];
-    return Promise.resolve(rows.map((row) => this.toRecorded(row)));
+    return Promise.resolve(this.toRecordedAll(rows));
   }
 
   readAll({ after, categories, limit = 500 }: ReadAllOptions): Promise<RecordedEvent[]> {
@@ -303,7 +317,7 @@ export class SqliteEventStore implements EventStore {
       }
       rows = statement.all(...categories, after, limit) as unknown as EventRow[];
     }
-    return Promise.resolve(rows.map((row) => this.toRecorded(row)));
+    return Promise.resolve(this.toRecordedAll(rows));
   }
 
   headPosition(): Promise<number> {
@@ -312,9 +326,7 @@ export class SqliteEventStore implements EventStore {
 
   eraseSubject(subjectId: string): Promise<void> {
     this.keys.erase(subjectId);
-    for (const [position, opened] of this.opened) {
-      if (opened.subjectId === subjectId) this.opened.delete(position);
-    }
+    this.opened.deleteWhere((opened) => opened.subjectId === subjectId);
     this.scheduleCheckpoint();
     return Promise.resolve();
   }

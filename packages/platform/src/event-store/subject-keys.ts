@@ -13,6 +13,8 @@ import {
 } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
+import { BoundedCache } from '../bounded-cache.ts';
+
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Subject keys kept in memory (about 100 bytes each). */
@@ -49,10 +51,14 @@ export function openWith(key: KeyObject, sealed: string): string {
  * never leaves a cached key that is not on disk.
  */
 export class SubjectKeys {
-  private readonly cache = new Map<string, SubjectKey>();
+  private readonly cache = new BoundedCache<string, SubjectKey>(CACHE_SIZE);
   private readonly statements: { get: StatementSync; insert: StatementSync; erase: StatementSync };
+  private readonly db: DatabaseSync;
+  /** Prepared `IN (…)` lookups of {@link prefetch}, by number of ids. */
+  private readonly lookups = new Map<number, StatementSync>();
 
   constructor(db: DatabaseSync) {
+    this.db = db;
     db.exec(`CREATE TABLE IF NOT EXISTS subject_keys (
       subject_id TEXT PRIMARY KEY, key BLOB) WITHOUT ROWID`);
     this.statements = {
@@ -74,6 +80,29 @@ export class SubjectKeys {
     return key;
   }
 
+  /**
+   * Loads the keys of `subjectIds` that are not cached, in one query per 500: a batch read of
+   * the log opens its sealed events without a lookup each.
+   */
+  prefetch(subjectIds: Iterable<string>): void {
+    const missing = [...new Set(subjectIds)].filter((id) => !this.cache.has(id));
+    for (let start = 0; start < missing.length; start += 500) {
+      const chunk = missing.slice(start, start + 500);
+      const marks = chunk.map(() => '?').join(', ');
+      let statement = this.lookups.get(chunk.length);
+      if (statement === undefined) {
+        statement = this.db.prepare(
+          `SELECT subject_id, key FROM subject_keys WHERE subject_id IN (${marks})`,
+        );
+        this.lookups.set(chunk.length, statement);
+      }
+      const rows = statement.all(...chunk) as { subject_id: string; key: Uint8Array | null }[];
+      for (const row of rows) {
+        this.remember(row.subject_id, row.key === null ? 'erased' : createSecretKey(row.key));
+      }
+    }
+  }
+
   /** The key of `subjectId`, created when missing; call inside the append's transaction. */
   obtain(subjectId: string): SubjectKey {
     const cached = this.cache.get(subjectId);
@@ -87,10 +116,6 @@ export class SubjectKeys {
 
   /** Caches a key known to be committed. */
   remember(subjectId: string, key: SubjectKey): void {
-    if (this.cache.size >= CACHE_SIZE) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done !== true) this.cache.delete(oldest.value);
-    }
     this.cache.set(subjectId, key);
   }
 

@@ -33,6 +33,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
     PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = MEMORY;
     PRAGMA secure_delete = ON;
+    PRAGMA wal_autocheckpoint = 10000;
     PRAGMA cache_size = ${-Math.round((options.cacheMb ?? DEFAULT_CACHE_MB) * 1024)};`);
   return db;
 }

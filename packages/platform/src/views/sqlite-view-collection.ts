@@ -1,9 +1,10 @@
-import type { SQLInputValue } from 'node:sqlite';
+import type { SQLInputValue, StatementSync } from 'node:sqlite';
 
 import { aggregate, Query } from 'mingo';
 import { update as applyUpdate } from 'mingo/updater';
 import type { AnyObject } from 'mingo/types';
 
+import { BoundedCache } from '../bounded-cache.ts';
 import { DocumentShape, TYPE } from './document-shape.ts';
 import { compileFilter, compileSort, UnsortableError } from './simple-filter.ts';
 import { applySimpleUpdate } from './simple-update.ts';
@@ -52,6 +53,19 @@ const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 type Test = (document: unknown) => boolean;
 
+/** Statements of a collection's hot paths (reads by id, writes, trigram index upkeep). */
+interface Prepared {
+  byId: StatementSync;
+  byRid: StatementSync;
+  upsert: StatementSync;
+  removeById: StatementSync;
+  removeByRid: StatementSync;
+  /** Values and JSON types of the trigram-indexed paths, then `rid`: by id, and by rid. */
+  valuesById?: StatementSync;
+  valuesByRid?: StatementSync;
+  substring: { insert: StatementSync; remove: StatementSync }[];
+}
+
 /** SQL identifier (double-quoted) of `name`. */
 export const quoteIdentifier = (name: string): string => `"${name.replaceAll('"', '""')}"`;
 
@@ -73,6 +87,20 @@ function fieldValue(document: Record<string, unknown>, path: string): unknown {
     current = (current as Record<string, unknown>)[part];
   }
   return current;
+}
+
+/** The ids of a filter that is exactly `{_id: {$in: [strings]}}`, else undefined. */
+function idList(filter: Filter): string[] | undefined {
+  const keys = Object.keys(filter);
+  if (keys.length !== 1 || keys[0] !== '_id') return undefined;
+  const condition = filter._id;
+  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) {
+    return undefined;
+  }
+  const operators = Object.keys(condition);
+  const members = (condition as { $in?: unknown }).$in;
+  if (operators.length !== 1 || !Array.isArray(members)) return undefined;
+  return members.every((member) => typeof member === 'string') ? members : undefined;
 }
 
 /** Sorts `documents` in MongoDB's order (by type, then value), in place where it can. */
@@ -106,7 +134,11 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   >();
   /** Writes so far (puts and removals), to know when statistics are old. */
   private writes = 0;
-  private readonly counts = new Map<string, { count: number; test: Test }>();
+  /** Statements of the hot paths, prepared once the table and its indexes are known. */
+  private prepared: Prepared | undefined;
+  private readonly counts = new BoundedCache<string, { count: number; test: Test }>(
+    COUNT_CACHE_SIZE,
+  );
 
   constructor(name: string, store: SqliteViewStore) {
     this.name = name;
@@ -123,8 +155,43 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     this.ready = true;
   }
 
+  /** The statements of the hot paths (see {@link Prepared}). */
+  private statements(): Prepared {
+    if (this.prepared !== undefined) return this.prepared;
+    const { db } = this.store;
+    const indexes = [...this.substringIndexes.values()].map(quoteIdentifier);
+    const values = [...this.substringIndexes.keys()]
+      .map((path) => `${fieldExpression(path)}, ${typeExpression(path)}`)
+      .join(', ');
+    const arrays = (statement: StatementSync): StatementSync => {
+      statement.setReturnArrays(true);
+      return statement;
+    };
+    this.prepared = {
+      byId: db.prepare(`SELECT doc FROM ${this.table} WHERE id = ?`),
+      upsert: db.prepare(
+        `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`,
+      ),
+      removeById: db.prepare(`DELETE FROM ${this.table} WHERE id = ?`),
+      removeByRid: db.prepare(`DELETE FROM ${this.table} WHERE rid = ?`),
+      byRid: db.prepare(`SELECT doc FROM ${this.table} WHERE rid = ?`),
+      ...(indexes.length === 0
+        ? {}
+        : {
+            valuesById: arrays(db.prepare(`SELECT ${values}, rid FROM ${this.table} WHERE id = ?`)),
+            valuesByRid: arrays(db.prepare(`SELECT ${values} FROM ${this.table} WHERE rid = ?`)),
+          }),
+      substring: indexes.map((index) => ({
+        insert: db.prepare(`INSERT INTO ${index} (rowid, value) VALUES (?, ?)`),
+        remove: db.prepare(`DELETE FROM ${index} WHERE rowid = ?`),
+      })),
+    };
+    return this.prepared;
+  }
+
   /** (Re)reads the shape and the index definitions from the database. */
   private load(): void {
+    this.prepared = undefined;
     this.shape = this.store.loadShape(this.name);
     const table = tableName(this.name);
     const unique = this.store
@@ -153,6 +220,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     this.substringIndexes.clear();
     this.trigramStatistics.clear();
     this.counts.clear();
+    this.prepared = undefined;
   }
 
   /**
@@ -225,46 +293,32 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    * times more).
    */
   write(id: string, json: string | null): void {
-    if (this.substringIndexes.size === 0) {
-      if (json === null) this.store.statement(`DELETE FROM ${this.table} WHERE id = ?`).run(id);
-      else this.store.statement(this.upsertSql).run(id, json);
+    const statements = this.statements();
+    const { valuesById, valuesByRid, substring } = statements;
+    if (valuesById === undefined || valuesByRid === undefined) {
+      if (json === null) statements.removeById.run(id);
+      else statements.upsert.run(id, json);
       return;
     }
-    const indexes = [...this.substringIndexes.entries()];
-    const values = indexes
-      .map(([path]) => `${fieldExpression(path)}, ${typeExpression(path)}`)
-      .join(', ');
-    const read = (sql: string, ...params: SQLInputValue[]): SQLInputValue[] | undefined => {
-      const statement = this.store.statement(sql);
-      statement.setReturnArrays(true);
-      return statement.get(...params) as SQLInputValue[] | undefined;
-    };
-    const before = read(`SELECT ${values}, rid FROM ${this.table} WHERE id = ?`, id);
-    let rid = before?.[indexes.length * 2] ?? null;
+    const before = valuesById.get(id) as SQLInputValue[] | undefined;
+    let rid = before?.[substring.length * 2] ?? null;
     let after: SQLInputValue[] | undefined;
     if (json === null) {
-      if (rid !== null) this.store.statement(`DELETE FROM ${this.table} WHERE rid = ?`).run(rid);
+      if (rid !== null) statements.removeByRid.run(rid);
     } else {
-      const { lastInsertRowid } = this.store.statement(this.upsertSql).run(id, json);
+      const { lastInsertRowid } = statements.upsert.run(id, json);
       rid ??= lastInsertRowid;
-      after = read(`SELECT ${values} FROM ${this.table} WHERE rid = ?`, rid);
+      after = valuesByRid.get(rid) as SQLInputValue[] | undefined;
     }
-    for (const [index, [, table]] of indexes.entries()) {
+    for (const [index, fts] of substring.entries()) {
       const oldValue = before?.[index * 2] ?? null;
       const oldType = before?.[index * 2 + 1] ?? null;
       const newValue = after?.[index * 2] ?? null;
       const newType = after?.[index * 2 + 1] ?? null;
       if (oldType === newType && oldValue === newValue) continue;
-      const fts = quoteIdentifier(table);
-      if (oldType === 'text') this.store.statement(`DELETE FROM ${fts} WHERE rowid = ?`).run(rid);
-      if (newType === 'text') {
-        this.store.statement(`INSERT INTO ${fts} (rowid, value) VALUES (?, ?)`).run(rid, newValue);
-      }
+      if (oldType === 'text') fts.remove.run(rid);
+      if (newType === 'text') fts.insert.run(rid, newValue);
     }
-  }
-
-  private get upsertSql(): string {
-    return `INSERT INTO ${this.table} (id, doc) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET doc = excluded.doc`;
   }
 
   /** Before a query SQL answers: held changes written, state of other processes seen. */
@@ -289,6 +343,30 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as
       { doc: string } | undefined;
     return row === undefined ? null : (JSON.parse(row.doc) as ViewDocument);
+  }
+
+  /**
+   * The stored documents of `ids` (held changes first, the others in one query per 500 ids):
+   * how a batch projection loads its documents without writing the held changes first.
+   */
+  private readByIds(ids: readonly string[]): ViewDocument[] {
+    this.ensure();
+    const found: ViewDocument[] = [];
+    const unheld: string[] = [];
+    for (const id of new Set(ids)) {
+      const held = this.store.held(this, id);
+      if (held === undefined) unheld.push(id);
+      else if (held !== null) found.push(JSON.parse(held) as ViewDocument);
+    }
+    for (let start = 0; start < unheld.length; start += 500) {
+      const chunk = unheld.slice(start, start + 500);
+      const marks = chunk.map(() => '?').join(', ');
+      const rows = this.store
+        .statement(`SELECT doc FROM ${this.table} WHERE id IN (${marks})`)
+        .all(...chunk) as { doc: string }[];
+      for (const row of rows) found.push(JSON.parse(row.doc) as ViewDocument);
+    }
+    return found;
   }
 
   /** `FROM` clause and leading parameters of `condition`. */
@@ -412,7 +490,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       test === undefined ? rows : rows.filter((row) => test(JSON.parse(row.doc ?? '{}')));
     this.remember(filter, matched.length);
     matched.sort((a, b) => (a.id < b.id ? -direction : a.id > b.id ? direction : 0));
-    const read = this.store.statement(`SELECT doc FROM ${this.table} WHERE rid = ?`);
+    const read = this.statements().byRid;
     return matched.slice(skip, skip + take).map((row) => {
       const found = read.get(row.rid) as { doc: string };
       return JSON.parse(found.doc) as ViewDocument;
@@ -441,6 +519,10 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     if (typeof id === 'string') {
       const document = this.firstMatch(filter);
       return Promise.resolve(document === null || skip > 0 || take === 0 ? [] : [document]);
+    }
+    const ids = idList(filter);
+    if (ids !== undefined && options.sort === undefined && skip === 0 && take === undefined) {
+      return Promise.resolve(this.readByIds(ids));
     }
     this.prepareRead();
     let condition = translateFilter(filter, this);
@@ -471,11 +553,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     this.prepareRead();
     const key = JSON.stringify(filter);
     const cached = this.counts.get(key);
-    if (cached !== undefined) {
-      this.counts.delete(key);
-      this.counts.set(key, cached);
-      return Promise.resolve(cached.count);
-    }
+    if (cached !== undefined) return Promise.resolve(cached.count);
     const condition = translateFilter(filter, this);
     let count: number;
     if (condition.exact) {
@@ -493,13 +571,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /** Caches the count of `filter`, kept current by later writes ({@link recount}). */
   private remember(filter: Filter, count: number): void {
-    const key = JSON.stringify(filter);
-    this.counts.delete(key);
-    this.counts.set(key, { count, test: compileFilter(filter) });
-    if (this.counts.size > COUNT_CACHE_SIZE) {
-      const oldest = this.counts.keys().next();
-      if (oldest.done !== true) this.counts.delete(oldest.value);
-    }
+    this.counts.set(JSON.stringify(filter), { count, test: compileFilter(filter) });
   }
 
   distinct(path: string, filter: Filter): Promise<unknown[]> {
@@ -795,5 +867,6 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
         SELECT rid, ${value('doc')} FROM ${this.table} WHERE ${isText('doc')}`);
     });
     this.substringIndexes.set(path, name);
+    this.prepared = undefined;
   }
 }

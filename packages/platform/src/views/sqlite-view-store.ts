@@ -1,5 +1,6 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from 'node:sqlite';
 
+import { BoundedCache } from '../bounded-cache.ts';
 import { transaction } from '../sqlite/database.ts';
 import { DocumentShape } from './document-shape.ts';
 import { quoteIdentifier, SqliteViewCollection, tableName } from './sqlite-view-collection.ts';
@@ -14,7 +15,7 @@ export interface SqliteViewStoreOptions {
    * (default 4 MiB). Together with SQLite's page cache this bounds the store's memory.
    */
   pendingBytes?: number;
-  /** Changed documents held in memory before they are written at once (default 2,000). */
+  /** Changed documents held in memory before they are written at once (default 10,000). */
   pendingDocuments?: number;
 }
 
@@ -44,7 +45,7 @@ const STATEMENT_CACHE_SIZE = 256;
 export class SqliteViewStore implements ViewStore {
   readonly db: DatabaseSync;
   private readonly collections = new Map<string, SqliteViewCollection>();
-  private readonly statementCache = new Map<string, StatementSync>();
+  private readonly statementCache = new BoundedCache<string, StatementSync>(STATEMENT_CACHE_SIZE);
   private readonly pending = new Map<SqliteViewCollection, Map<string, string | null>>();
   private readonly pendingPaths: [string, string, number][] = [];
   private pendingBytes = 0;
@@ -59,7 +60,7 @@ export class SqliteViewStore implements ViewStore {
     this.options = {
       flushMs: options.flushMs ?? 50,
       pendingBytes: options.pendingBytes ?? 4 * 1024 * 1024,
-      pendingDocuments: options.pendingDocuments ?? 2000,
+      pendingDocuments: options.pendingDocuments ?? 10_000,
     };
     db.exec(`CREATE TABLE IF NOT EXISTS view_paths (
       collection TEXT NOT NULL, path TEXT NOT NULL, mask INTEGER NOT NULL,
@@ -81,25 +82,16 @@ export class SqliteViewStore implements ViewStore {
   /** A prepared statement of `sql`, cached. */
   statement(sql: string): StatementSync {
     let statement = this.statementCache.get(sql);
-    if (statement !== undefined) {
-      this.statementCache.delete(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
       this.statementCache.set(sql, statement);
-      return statement;
-    }
-    statement = this.db.prepare(sql);
-    this.statementCache.set(sql, statement);
-    if (this.statementCache.size > STATEMENT_CACHE_SIZE) {
-      const oldest = this.statementCache.keys().next();
-      if (oldest.done !== true) this.statementCache.delete(oldest.value);
     }
     return statement;
   }
 
   /** Forgets cached statements that mention `table` (after its schema changed). */
   forgetStatements(table: string): void {
-    for (const sql of this.statementCache.keys()) {
-      if (sql.includes(table)) this.statementCache.delete(sql);
-    }
+    this.statementCache.deleteWhere((_, sql) => sql.includes(table));
   }
 
   /** The stored type masks of `collection`. */

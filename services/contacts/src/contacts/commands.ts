@@ -11,6 +11,7 @@ import type {
 } from '@stamp/contracts';
 import { conflict, notFound } from '@stamp/http-kit';
 import {
+  BoundedCache,
   type EventStore,
   type ExpectedRevision,
   type Logger,
@@ -58,30 +59,6 @@ export interface CommandResult {
 
 const expected = (revision: number): ExpectedRevision => (revision < 0 ? 'no_stream' : revision);
 
-/** A bounded map dropping its oldest entries (insertion order) beyond `max` entries. */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, V>();
-  private readonly max: number;
-  constructor(max: number) {
-    this.max = max;
-  }
-  get(key: string): V | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    this.entries.set(key, value);
-    while (this.entries.size > this.max) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
-    }
-  }
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
 /** Options of {@link ContactCommands}. */
 export interface ContactCommandsOptions {
   store: EventStore;
@@ -97,8 +74,8 @@ export class ContactCommands {
   private readonly store: EventStore;
   private readonly logger: Logger;
   private readonly maxAttempts: number;
-  private readonly contacts: BoundedCache<Loaded<ContactState>>;
-  private readonly claims: BoundedCache<Loaded<ClaimState>>;
+  private readonly contacts: BoundedCache<string, Loaded<ContactState>>;
+  private readonly claims: BoundedCache<string, Loaded<ClaimState>>;
 
   constructor(options: ContactCommandsOptions) {
     this.store = options.store;
@@ -358,7 +335,11 @@ export class ContactCommands {
     return loaded;
   }
 
-  private remember<S>(cache: BoundedCache<Loaded<S>>, streamId: string, loaded: Loaded<S>): void {
+  private remember<S>(
+    cache: BoundedCache<string, Loaded<S>>,
+    streamId: string,
+    loaded: Loaded<S>,
+  ): void {
     const current = cache.get(streamId);
     if (current === undefined || current.revision < loaded.revision) cache.set(streamId, loaded);
   }

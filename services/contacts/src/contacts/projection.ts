@@ -12,7 +12,7 @@ import {
   type ViewStore,
 } from '@stamp/platform';
 
-import { recordFieldChanges } from '../fields/projection.ts';
+import { FieldCounts } from '../fields/projection.ts';
 import type { ContactData } from './data.ts';
 import { type ContactEvent, evolve, type ContactState } from './events.ts';
 
@@ -53,76 +53,119 @@ export async function createContactIndexes(views: ViewStore): Promise<void> {
   await contacts.createIndex({ email: 1 }, { substring: true });
 }
 
+/** The contact id of a contact stream's event. */
+const contactIdOf = (event: RecordedEvent): string =>
+  event.streamId.slice(event.streamId.indexOf('-') + 1);
+
 /**
- * Applies one contact-stream event to the view. Idempotent: a replayed event changes nothing.
+ * Applies contact-stream events (a batch of the bus, in log order; or one event) to the view:
+ * the documents of the batch's contacts are read at once, the events applied to them in memory,
+ * each changed document written once with a guard on the revision it was read at, and the field
+ * counters of the applied events summed and written once. Idempotent: an event whose revision is
+ * not newer than its document's changes nothing, and a write whose guard fails (the document
+ * moved meanwhile) counts none of its field changes.
  */
-export async function projectContactEvent(views: ViewStore, event: RecordedEvent): Promise<void> {
+export async function projectContactEvents(
+  views: ViewStore,
+  events: readonly RecordedEvent[],
+): Promise<void> {
   const contacts = contactsView(views);
-  const contactId = event.streamId.slice(event.streamId.indexOf('-') + 1);
-  const typed = event as unknown as RecordedEvent & ContactEvent;
   // The data of a deleted contact was erased; its ContactDeleted follows.
-  if (event.erased === true) return;
-  if (typed.type === 'ContactDeleted') {
-    const deleted = await contacts.findOne({ _id: contactId, revision: { $lt: event.revision } });
-    if (deleted === null) return;
-    const { deletedCount } = await contacts.deleteOne({
-      _id: contactId,
-      revision: deleted.revision,
-    });
-    if (deletedCount === 1) await recordFieldChanges(views, deleted.projectId, deleted.data, null);
-    return;
+  const live = events.filter((event) => event.erased !== true);
+  if (live.length === 0) return;
+  const ids = [...new Set(live.map(contactIdOf))];
+  const stored = new Map<string, ContactView>();
+  for (const document of await contacts.find({ _id: { $in: ids } })) {
+    stored.set(document._id, document);
   }
-  const current = await contacts.findOne({ _id: contactId });
-  if (current !== null && current.revision >= event.revision) return;
-  if (typed.type === 'ContactCreated') {
-    if (current !== null) return;
-    const document: ContactView = {
-      _id: contactId,
-      projectId: event.metadata.projectId ?? '',
-      email: typed.data.email,
-      subscribed: typed.data.subscribed,
-      data: { ...typed.data.data },
-      createdAt: event.createdAt,
-      updatedAt: event.createdAt,
-      revision: event.revision,
-    };
-    try {
-      await contacts.insertOne(document);
-      await recordFieldChanges(views, document.projectId, null, document.data);
-    } catch (error) {
-      if (
-        error instanceof DuplicateKeyError &&
-        (await contacts.findOne({ _id: contactId })) !== null
-      ) {
-        return;
-      }
-      throw error;
-    }
-    return;
-  }
-  if (current === null) return;
-  const before: ContactState = {
-    status: 'active',
-    email: current.email,
-    subscribed: current.subscribed,
-    data: current.data,
-  };
-  const after = evolve(before, typed);
-  const { matchedCount } = await contacts.updateOne(
-    { _id: contactId, revision: current.revision },
+  /** Each touched contact: its document after the batch (null: deleted), its field changes. */
+  const touched = new Map<
+    string,
     {
-      $set: {
-        email: after.email,
-        subscribed: after.subscribed,
-        data: after.data,
+      projectId: string;
+      document: ContactView | null;
+      changes: [ContactData | null, ContactData | null][];
+    }
+  >();
+  for (const event of live) {
+    const contactId = contactIdOf(event);
+    const entry = touched.get(contactId);
+    const current = entry === undefined ? (stored.get(contactId) ?? null) : entry.document;
+    const changes = entry?.changes ?? [];
+    const typed = event as unknown as RecordedEvent & ContactEvent;
+    if (current !== null && current.revision >= event.revision) continue;
+    if (typed.type === 'ContactDeleted') {
+      if (current === null) continue;
+      changes.push([current.data, null]);
+      touched.set(contactId, { projectId: current.projectId, document: null, changes });
+    } else if (typed.type === 'ContactCreated') {
+      // Created once: not again after the document exists or was deleted in this batch.
+      if (current !== null || entry !== undefined) continue;
+      const document: ContactView = {
+        _id: contactId,
+        projectId: event.metadata.projectId ?? '',
+        email: typed.data.email,
+        subscribed: typed.data.subscribed,
+        data: { ...typed.data.data },
+        createdAt: event.createdAt,
         updatedAt: event.createdAt,
         revision: event.revision,
-      },
-    },
-  );
-  if (matchedCount === 1 && typed.type === 'ContactDataChanged') {
-    await recordFieldChanges(views, current.projectId, current.data, after.data);
+      };
+      changes.push([null, document.data]);
+      touched.set(contactId, { projectId: document.projectId, document, changes });
+    } else {
+      if (current === null) continue;
+      const before: ContactState = {
+        status: 'active',
+        email: current.email,
+        subscribed: current.subscribed,
+        data: current.data,
+      };
+      const after = evolve(before, typed);
+      if (typed.type === 'ContactDataChanged') changes.push([current.data, after.data]);
+      touched.set(contactId, {
+        projectId: current.projectId,
+        document: {
+          ...current,
+          email: after.email,
+          subscribed: after.subscribed,
+          data: after.data,
+          updatedAt: event.createdAt,
+          revision: event.revision,
+        },
+        changes,
+      });
+    }
   }
+  const fields = new FieldCounts();
+  for (const [contactId, { projectId, document, changes }] of touched) {
+    const before = stored.get(contactId);
+    let applied: boolean;
+    if (document === null) {
+      // Created and deleted within the batch: nothing to write, both changes counted.
+      applied =
+        before === undefined ||
+        (await contacts.deleteOne({ _id: contactId, revision: before.revision })).deletedCount ===
+          1;
+    } else if (before === undefined) {
+      try {
+        await contacts.insertOne(document);
+        applied = true;
+      } catch (error) {
+        if (!(error instanceof DuplicateKeyError)) throw error;
+        applied = false;
+      }
+    } else {
+      const { matchedCount } = await contacts.replaceOne(
+        { _id: contactId, revision: before.revision },
+        document,
+      );
+      applied = matchedCount === 1;
+    }
+    if (!applied) continue;
+    for (const [from, to] of changes) fields.add(projectId, from, to);
+  }
+  await fields.write(views);
 }
 
 /**

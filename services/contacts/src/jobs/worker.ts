@@ -9,6 +9,7 @@
 import type { AwaitViews } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';
 import {
+  BoundedCache,
   type Bus,
   type Consumer,
   type EventStore,
@@ -184,7 +185,7 @@ export async function runRows(options: {
 /** The job worker; see the module comment. */
 export class ContactJobWorker {
   private readonly deps: JobWorkerDeps;
-  private readonly cache = new Map<string, LoadedJob>();
+  private readonly cache = new BoundedCache<string, LoadedJob>(1000);
   private consumer: Consumer | undefined;
   private stopping = false;
 
@@ -470,9 +471,5 @@ export class ContactJobWorker {
     this.cache.delete(jobId);
     if (job.state.status === 'COMPLETED' || job.state.status === 'FAILED') return;
     this.cache.set(jobId, job);
-    if (this.cache.size > 1000) {
-      const oldest = this.cache.keys().next();
-      if (oldest.done !== true) this.cache.delete(oldest.value);
-    }
   }
 }
