@@ -34,6 +34,32 @@ describe('SqliteEventStore on disk', () => {
   });
 });
 
+describe('SqliteEventStore upgrade', () => {
+  it('keeps the revisions of deleted streams from the earlier streams table', async () => {
+    const db = openDatabase(':memory:');
+    db.exec(`CREATE TABLE events (
+        position INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+        stream_id TEXT NOT NULL, category TEXT NOT NULL, revision INTEGER NOT NULL,
+        type TEXT NOT NULL, schema_version INTEGER NOT NULL, data TEXT NOT NULL,
+        metadata TEXT NOT NULL, created_at INTEGER NOT NULL, UNIQUE (stream_id, revision));
+      CREATE TABLE streams (stream_id TEXT PRIMARY KEY, revision INTEGER NOT NULL) WITHOUT ROWID;
+      INSERT INTO events (id, stream_id, category, revision, type, schema_version, data,
+        metadata, created_at) VALUES ('e1', 'kept-1', 'kept', 0, 'A', 1, '{}', '{}', 0);
+      INSERT INTO streams VALUES ('kept-1', 0), ('gone-1', 4);`);
+    const store = new SqliteEventStore(db);
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE name = 'streams'").all();
+    expect(tables).toEqual([]);
+    const next = { type: 'B', data: {} };
+    const result = await store.append([
+      { streamId: 'kept-1', expectedRevision: 0, events: [next] },
+      { streamId: 'gone-1', expectedRevision: 4, events: [next] },
+    ]);
+    expect(result.revisions).toEqual({ 'kept-1': 1, 'gone-1': 5 });
+    await store.close();
+    db.close();
+  });
+});
+
 describe('SqliteEventStore crypto-shredding on disk', () => {
   it('never writes subject data in plaintext and keeps no key after an erasure', async () => {
     const path = join(temporaryDirectory('stamp-es-'), 'stamp.db');

@@ -43,6 +43,24 @@ interface Written {
 /** The subject id in an event's metadata JSON (ids hold no quote or backslash). */
 const SUBJECT = /"subjectId":"([^"\\]+)"/;
 
+/**
+ * Replaces the `streams` table of earlier versions (every stream's revision, written with every
+ * append) by `deleted_streams` (only streams whose events were deleted): a stream's revision is
+ * its last event's. Once.
+ */
+function migrateStreamsTable(db: DatabaseSync): void {
+  const old = db
+    .prepare("SELECT 1 AS found FROM sqlite_master WHERE type = 'table' AND name = 'streams'")
+    .get();
+  if (old === undefined) return;
+  transaction(db, () => {
+    db.exec(`INSERT OR REPLACE INTO deleted_streams (stream_id, revision)
+      SELECT s.stream_id, s.revision FROM streams AS s
+      WHERE NOT EXISTS (SELECT 1 FROM events AS e WHERE e.stream_id = s.stream_id)`);
+    db.exec('DROP TABLE streams');
+  });
+}
+
 /** Sealed events kept opened in memory (see `opened`). */
 const OPENED_CACHE_SIZE = 8192;
 
@@ -50,8 +68,8 @@ const OPENED_CACHE_SIZE = 8192;
 const ERASURE_CHECKPOINT_MS = 1000;
 
 /**
- * Embedded event store on SQLite: one `events` table (position = rowid) and a `streams` table of
- * current revisions. A multi-stream append is atomic (one savepoint of a `BEGIN IMMEDIATE`
+ * Embedded event store on SQLite: one `events` table (position = rowid; a stream's revision is
+ * its last event's) and the revisions of streams whose events were deleted (`deleted_streams`). A multi-stream append is atomic (one savepoint of a `BEGIN IMMEDIATE`
  * transaction) and an acknowledged append survives `kill -9` (WAL).
  *
  * Data of events with a `metadata.subjectId` is stored sealed under that subject's key
@@ -74,8 +92,9 @@ export class SqliteEventStore implements EventStore {
   private readonly byCategories = new Map<string, StatementSync>();
   private readonly statements: {
     revision: StatementSync;
+    deletedRevision: StatementSync;
+    markDeleted: StatementSync;
     insert: StatementSync;
-    upsertStream: StatementSync;
     readStream: StatementSync;
     readAll: StatementSync;
     head: StatementSync;
@@ -107,16 +126,20 @@ export class SqliteEventStore implements EventStore {
         created_at INTEGER NOT NULL,
         UNIQUE (stream_id, revision));
       CREATE INDEX IF NOT EXISTS events_by_category ON events (category, position);
-      CREATE TABLE IF NOT EXISTS streams (
+      CREATE TABLE IF NOT EXISTS deleted_streams (
         stream_id TEXT PRIMARY KEY,
         revision INTEGER NOT NULL) WITHOUT ROWID;`);
+    migrateStreamsTable(db);
     this.statements = {
-      revision: db.prepare('SELECT revision FROM streams WHERE stream_id = ?'),
+      revision: db.prepare(
+        'SELECT revision FROM events WHERE stream_id = ? ORDER BY revision DESC LIMIT 1',
+      ),
+      deletedRevision: db.prepare('SELECT revision FROM deleted_streams WHERE stream_id = ?'),
+      markDeleted: db.prepare(`INSERT INTO deleted_streams (stream_id, revision) VALUES (?, ?)
+        ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision`),
       insert: db.prepare(`INSERT INTO events
         (id, stream_id, category, revision, type, schema_version, data, metadata, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      upsertStream: db.prepare(`INSERT INTO streams (stream_id, revision) VALUES (?, ?)
-        ON CONFLICT (stream_id) DO UPDATE SET revision = excluded.revision`),
       readStream: db.prepare(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
       ),
@@ -242,8 +265,7 @@ export class SqliteEventStore implements EventStore {
     let first = 0;
     const keys: [string, SubjectKey][] = [];
     for (const { streamId, expectedRevision, events } of streams) {
-      const row = this.statements.revision.get(streamId) as { revision: number } | undefined;
-      let revision = row?.revision ?? -1;
+      let revision = this.revisionOf(streamId);
       if (!revisionMatches(expectedRevision, revision)) {
         throw new WrongExpectedRevisionError(streamId, expectedRevision, revision);
       }
@@ -275,7 +297,6 @@ export class SqliteEventStore implements EventStore {
         position = Number(inserted.lastInsertRowid);
         if (first === 0) first = position;
       }
-      if (events.length > 0) this.statements.upsertStream.run(streamId, revision);
       revisions[streamId] = revision;
     }
     return { revisions, position, first, keys };
@@ -291,6 +312,18 @@ export class SqliteEventStore implements EventStore {
     }
     if (subjects.length > 1) this.keys.prefetch(subjects);
     return rows.map((row) => this.toRecorded(row));
+  }
+
+  /**
+   * Current revision of `streamId`: its last event's, else the revision it had when its events
+   * were deleted, else -1 (no stream).
+   */
+  private revisionOf(streamId: string): number {
+    const last = this.statements.revision.get(streamId) as { revision: number } | undefined;
+    if (last !== undefined) return last.revision;
+    const deleted = this.statements.deletedRevision.get(streamId) as
+      { revision: number } | undefined;
+    return deleted?.revision ?? -1;
   }
 
   readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
@@ -332,7 +365,11 @@ export class SqliteEventStore implements EventStore {
   }
 
   deleteStream(streamId: string): Promise<void> {
-    this.statements.deleteStream.run(streamId);
+    const revision = this.revisionOf(streamId);
+    transaction(this.db, () => {
+      if (revision >= 0) this.statements.markDeleted.run(streamId, revision);
+      this.statements.deleteStream.run(streamId);
+    });
     this.scheduleCheckpoint();
     return Promise.resolve();
   }

@@ -9,7 +9,7 @@ import {
   createDecipheriv,
   createSecretKey,
   type KeyObject,
-  randomBytes,
+  randomFillSync,
 } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
@@ -23,9 +23,29 @@ const CACHE_SIZE = 100_000;
 /** A subject's key, or `erased` once the subject was erased. */
 export type SubjectKey = KeyObject | 'erased';
 
+/** Random bytes drawn from the system's CSPRNG, 64 KiB at a time (see {@link randomBytesOf}). */
+const pool = Buffer.alloc(65_536);
+let drawn = pool.length;
+
+/**
+ * `count` random bytes (a copy), from a pool filled by `randomFillSync` 64 KiB at a time: a call
+ * to the CSPRNG per key or IV costs more than the sealing itself. The bytes handed out are
+ * zeroed in the pool.
+ */
+function randomBytesOf(count: number): Buffer {
+  if (drawn + count > pool.length) {
+    randomFillSync(pool);
+    drawn = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(drawn, drawn + count));
+  pool.fill(0, drawn, drawn + count);
+  drawn += count;
+  return bytes;
+}
+
 /** Seals `plaintext` (UTF-8) as base64 of `iv ‖ tag ‖ ciphertext`. */
 export function sealWith(key: KeyObject, plaintext: string): string {
-  const iv = randomBytes(IV_BYTES);
+  const iv = randomBytesOf(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
@@ -109,7 +129,7 @@ export class SubjectKeys {
     if (cached !== undefined) return cached;
     const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
     if (row !== undefined) return row.key === null ? 'erased' : createSecretKey(row.key);
-    const key = randomBytes(32);
+    const key = randomBytesOf(32);
     this.statements.insert.run(subjectId, key);
     return createSecretKey(key);
   }

@@ -863,6 +863,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       db.exec(`CREATE VIRTUAL TABLE ${index} USING fts5(value, content='',
         contentless_delete=1, tokenize='trigram', detail='none')`);
       db.exec(`INSERT INTO ${index} (${index}, rank) VALUES ('secure-delete', 1)`);
+      // Merges fewer, larger segments: faster writes, and searches no slower (measured).
+      db.exec(`INSERT INTO ${index} (${index}, rank) VALUES ('automerge', 8)`);
       db.exec(`INSERT INTO ${index} (rowid, value)
         SELECT rid, ${value('doc')} FROM ${this.table} WHERE ${isText('doc')}`);
     });

@@ -371,7 +371,7 @@ export class ContactJobWorker {
     const run = await runRows({
       start,
       size,
-      limit: this.deps.rowConcurrency ?? 64,
+      limit: this.deps.rowConcurrency ?? 512,
       keyOf: rows.keyOf,
       work: rows.work,
       shouldStop: () => this.stopping,
