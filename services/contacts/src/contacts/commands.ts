@@ -9,9 +9,10 @@ import type {
   UpsertRecipientInput,
   UpsertRecipientResult,
 } from '@stamp/contracts';
-import { conflict, notFound } from '@stamp/http-kit';
+import { ApiError, conflict, notFound } from '@stamp/http-kit';
 import {
   BoundedCache,
+  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type Logger,
@@ -103,63 +104,163 @@ export class ContactCommands {
     const patch = dataPatch(input.data);
     const claimId = claimStreamId(input.projectId, email);
     return this.retry(async (attempt) => {
-      const claim = await this.loadClaim(claimId);
-      const metadata = { projectId: input.projectId, correlationId: input.correlationId };
-      const holder = claim.state.contactId;
-      if (holder === null) {
-        const contactId = newId();
-        const subscribed = input.subscribed ?? input.defaultSubscribed;
-        const events = decide(initialContact(), {
-          type: 'CreateContact',
+      const plan = await this.planUpsert(input, email, patch, claimId, attempt > 0);
+      const extra = also?.({ contactId: plan.contactId, email: plan.email }) ?? [];
+      const position =
+        plan.streams.length > 0 || extra.length > 0
+          ? await this.append(plan.metadata, plan.streams, extra)
+          : 0;
+      return plan.result(position);
+    });
+  }
+
+  /**
+   * {@link upsertRecipient} for many recipients at once (CSV imports): rows are decided on the
+   * cached or stored states of their claims and contacts, and those of distinct emails are
+   * appended together in one atomic append (a row repeating an email goes in a later append, in
+   * order). Rows of an append that meets a concurrent change are run again one by one. Results
+   * come in the order of `inputs`: an ApiError (422 for an invalid email or data) is that row's
+   * result, not thrown.
+   * @throws Error other than ApiError (the store failing), after which no result is known.
+   */
+  async upsertRecipients(
+    inputs: readonly UpsertRecipientInput[],
+  ): Promise<(UpsertRecipientResult | ApiError)[]> {
+    const results: (UpsertRecipientResult | ApiError | undefined)[] = inputs.map(() => undefined);
+    let waiting: { index: number; email: string; patch: DataPatch; claimId: string }[] = [];
+    for (const [index, input] of inputs.entries()) {
+      try {
+        const email = normaliseEmail(input.email);
+        const patch = dataPatch(input.data);
+        waiting.push({ index, email, patch, claimId: claimStreamId(input.projectId, email) });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        results[index] = error;
+      }
+    }
+    while (waiting.length > 0) {
+      const claimed = new Set<string>();
+      const wave: typeof waiting = [];
+      const later: typeof waiting = [];
+      for (const row of waiting) {
+        if (claimed.has(row.claimId)) later.push(row);
+        else {
+          claimed.add(row.claimId);
+          wave.push(row);
+        }
+      }
+      waiting = later;
+      const plans: { index: number; plan: UpsertPlan; metadata: EventMetadataOf }[] = [];
+      for (const { index, email, patch, claimId } of wave) {
+        const input = inputs[index];
+        if (input === undefined) continue;
+        try {
+          const plan = await this.planUpsert(input, email, patch, claimId, false);
+          plans.push({ index, plan, metadata: plan.metadata });
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          results[index] = error;
+        }
+      }
+      const streams = plans.flatMap(({ plan }) =>
+        plan.streams.map((stream) => ({ ...stream, metadata: plan.metadata })),
+      );
+      try {
+        const position = streams.length === 0 ? 0 : await this.appendMany(streams);
+        for (const { index, plan } of plans) {
+          results[index] = plan.result(plan.streams.length === 0 ? 0 : position);
+        }
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // A concurrent change (a send or a track of one of these emails): one by one, retried.
+        this.contacts.delete(error.streamId);
+        this.claims.delete(error.streamId);
+        for (const { index } of plans) {
+          const input = inputs[index];
+          if (input === undefined) continue;
+          try {
+            results[index] = await this.upsertRecipient(input);
+          } catch (single) {
+            if (!(single instanceof ApiError)) throw single;
+            results[index] = single;
+          }
+        }
+      }
+    }
+    return results.map(
+      (result) => result ?? new ApiError(500, 'INTERNAL_SERVER_ERROR', 'Row not processed'),
+    );
+  }
+
+  /**
+   * What upserting `input` appends, decided on the claim's and contact's states (read fresh
+   * with `fresh`), and its result once appended at a position.
+   */
+  private async planUpsert(
+    input: UpsertRecipientInput,
+    email: string,
+    patch: DataPatch,
+    claimId: string,
+    fresh: boolean,
+  ): Promise<UpsertPlan> {
+    const claim = await this.loadClaim(claimId);
+    const metadata = { projectId: input.projectId, correlationId: input.correlationId };
+    const holder = claim.state.contactId;
+    if (holder === null) {
+      const contactId = newId();
+      const subscribed = input.subscribed ?? input.defaultSubscribed;
+      const events = decide(initialContact(), { type: 'CreateContact', email, subscribed, patch });
+      const claimEvents: ClaimEvent[] = [{ type: 'EmailClaimed', data: { contactId } }];
+      const state = events.reduce(evolve, initialContact());
+      return {
+        contactId,
+        email,
+        metadata,
+        streams: [
+          { kind: 'contact', streamId: contactStreamId(contactId), revision: -1, events },
+          { kind: 'claim', streamId: claimId, revision: claim.revision, events: claimEvents },
+        ],
+        result: (position) => ({
+          contactId,
           email,
           subscribed,
-          patch,
-        });
-        const claimEvents: ClaimEvent[] = [{ type: 'EmailClaimed', data: { contactId } }];
-        const position = await this.append(
-          input.projectId,
-          metadata,
-          [
-            { kind: 'contact', streamId: contactStreamId(contactId), revision: -1, events },
-            { kind: 'claim', streamId: claimId, revision: claim.revision, events: claimEvents },
-          ],
-          also?.({ contactId, email }) ?? [],
-        );
-        const state = events.reduce(evolve, initialContact());
-        return { contactId, email, subscribed, data: state.data, isNew: true, position };
-      }
-      const loaded = await this.loadContact(holder, attempt > 0);
-      const events = decide(loaded.state, {
-        type: 'UpdateContact',
-        subscribed: input.subscribed,
-        patch,
-      });
-      const state = events.reduce(evolve, loaded.state);
-      let position = 0;
-      const extra = also?.({ contactId: holder, email: state.email }) ?? [];
-      if (events.length > 0 || extra.length > 0) {
-        const streams: PendingAppend[] =
-          events.length === 0
-            ? []
-            : [
-                {
-                  kind: 'contact',
-                  streamId: contactStreamId(holder),
-                  revision: loaded.revision,
-                  events,
-                },
-              ];
-        position = await this.append(input.projectId, metadata, streams, extra);
-      }
-      return {
+          data: state.data,
+          isNew: true,
+          position,
+        }),
+      };
+    }
+    const loaded = await this.loadContact(holder, fresh);
+    const events = decide(loaded.state, {
+      type: 'UpdateContact',
+      subscribed: input.subscribed,
+      patch,
+    });
+    const state = events.reduce(evolve, loaded.state);
+    return {
+      contactId: holder,
+      email: state.email,
+      metadata,
+      streams:
+        events.length === 0
+          ? []
+          : [
+              {
+                kind: 'contact',
+                streamId: contactStreamId(holder),
+                revision: loaded.revision,
+                events,
+              },
+            ],
+      result: (position) => ({
         contactId: holder,
         email: state.email,
         subscribed: state.subscribed,
         data: state.data,
         isNew: false,
         position,
-      };
-    });
+      }),
+    };
   }
 
   /**
@@ -220,7 +321,7 @@ export class ContactCommands {
           },
         );
       }
-      const position = await this.append(projectId, { projectId, correlationId }, streams);
+      const position = await this.append({ projectId, correlationId }, streams);
       return { contactId, position };
     });
   }
@@ -239,7 +340,7 @@ export class ContactCommands {
       const events = decide(loaded.state, { type: 'DeleteContact' });
       const claimId = claimStreamId(projectId, loaded.state.email);
       const claim = await this.loadClaim(claimId);
-      const position = await this.append(projectId, { projectId, correlationId }, [
+      const position = await this.append({ projectId, correlationId }, [
         {
           kind: 'contact',
           streamId: contactStreamId(contactId),
@@ -348,10 +449,20 @@ export class ContactCommands {
    * Appends all streams (and `extra`, as given) atomically and updates the caches; returns the
    * log position.
    */
-  private async append(
-    projectId: string,
-    metadata: { projectId: string; correlationId: string },
+  private append(
+    metadata: EventMetadataOf,
     streams: PendingAppend[],
+    extra: StreamAppend[] = [],
+  ): Promise<number> {
+    return this.appendMany(
+      streams.map((stream) => ({ ...stream, metadata })),
+      extra,
+    );
+  }
+
+  /** {@link append} of streams that each carry their own metadata (several projects or jobs). */
+  private async appendMany(
+    streams: (PendingAppend & { metadata: EventMetadataOf })[],
     extra: StreamAppend[] = [],
   ): Promise<number> {
     const appends: StreamAppend[] = streams.map((stream) => ({
@@ -364,14 +475,15 @@ export class ContactCommands {
         // is deleted; ContactDeleted itself stays readable for every projection.
         metadata:
           stream.kind === 'contact' && event.type !== 'ContactDeleted'
-            ? { ...metadata, subjectId: contactIdOf(stream.streamId) }
-            : metadata,
+            ? { ...stream.metadata, subjectId: contactIdOf(stream.streamId) }
+            : stream.metadata,
       })),
     }));
     const result = await this.store.append([...appends, ...extra]);
     for (const stream of streams) {
       const revision = result.revisions[stream.streamId];
       if (revision === undefined) continue;
+      const projectId = stream.metadata.projectId;
       if (stream.kind === 'claim') {
         const before = this.claims.get(stream.streamId);
         if (stream.revision !== -1 && before?.revision !== stream.revision) {
@@ -396,6 +508,21 @@ export class ContactCommands {
 
 /** Contact id of a contact stream id (`contact-<id>`). */
 const contactIdOf = (streamId: string): string => streamId.slice(streamId.indexOf('-') + 1);
+
+/** Metadata of the events of one command. */
+interface EventMetadataOf extends EventMetadata {
+  projectId: string;
+  correlationId: string;
+}
+
+/** What an upsert appends (nothing when the contact does not change) and its result. */
+interface UpsertPlan {
+  contactId: string;
+  email: string;
+  metadata: EventMetadataOf;
+  streams: PendingAppend[];
+  result(position: number): UpsertRecipientResult;
+}
 
 /** One stream of a pending append with the revision its events were decided on. */
 type PendingAppend =

@@ -6,7 +6,7 @@
  * already recorded is skipped, rows are idempotent upserts, so a chunk re-run after a restart
  * resumes where the job stream says it stopped. Nothing but the log holds job state.
  */
-import type { AwaitViews } from '@stamp/contracts';
+import type { AwaitViews, UpsertRecipientInput, UpsertRecipientResult } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';
 import {
   BoundedCache,
@@ -48,7 +48,7 @@ export interface JobWorkerDeps {
   bus: Bus;
   logger: Logger;
   awaitViews: AwaitViews;
-  /** Rows of one chunk in flight at once (default 64). */
+  /** Rows of a bulk job in flight at once (default 256); an import chunk runs as one batch. */
   rowConcurrency?: number;
   /** Jobs run in parallel (default 4). */
   jobConcurrency?: number;
@@ -252,48 +252,100 @@ export class ContactJobWorker {
       return;
     }
     const projectId = job.projectId ?? '';
-    const { commands } = this.deps;
     await this.runChunk(jobId, job, chunk, rows.length, {
       describe: (index) => `line ${rows[index]?.line ?? '?'}`,
-      keyOf: (index) => {
-        const row = rows[index];
-        if (row === undefined || !('values' in row)) return undefined;
-        return row.values[header.emailIndex]?.toLowerCase();
-      },
-      work: async (index) => {
-        const row = rows[index];
-        if (row === undefined) throw new Error(`row ${index} is missing`);
-        if ('error' in row) {
-          return { outcome: 'failed', error: { line: row.line, reason: row.error }, position: 0 };
-        }
-        const contact = importContact(header, row.values);
-        const email = contact.email?.slice(0, 320);
-        if ('error' in contact) {
-          const error: RowError = { line: row.line, reason: contact.error };
-          if (email !== undefined) error.email = email;
-          return { outcome: 'failed', error, position: 0 };
-        }
-        try {
-          const result = await commands.upsertRecipient({
-            projectId,
-            email: contact.email,
-            subscribed: contact.subscribed,
-            defaultSubscribed: true,
-            data: contact.data,
-            correlationId: jobId,
-          });
-          const outcome = result.isNew ? 'created' : result.position > 0 ? 'updated' : 'unchanged';
-          return { outcome, position: result.position };
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      run: (start, size) => this.importRows(jobId, projectId, header, rows, start, size),
+    });
+  }
+
+  /**
+   * Imports rows `start`..`size-1` of a chunk through the batch command (their contacts appended
+   * together): rows that cannot be read, or whose contact is refused, become row errors. An
+   * unexpected failure is tried again (three attempts in all, backoff) before it stops the run.
+   */
+  private async importRows(
+    jobId: string,
+    projectId: string,
+    header: ImportHeader,
+    rows: readonly ImportRow[],
+    start: number,
+    size: number,
+  ): Promise<RowsRun> {
+    const results = new Map<number, RowResult>();
+    const inputs: UpsertRecipientInput[] = [];
+    const inputRows: number[] = [];
+    for (let index = start; index < size; index += 1) {
+      const row = rows[index];
+      if (row === undefined) continue;
+      if ('error' in row) {
+        results.set(index, {
+          outcome: 'failed',
+          error: { line: row.line, reason: row.error },
+          position: 0,
+        });
+        continue;
+      }
+      const contact = importContact(header, row.values);
+      const email = contact.email?.slice(0, 320);
+      if ('error' in contact) {
+        const error: RowError = { line: row.line, reason: contact.error };
+        if (email !== undefined) error.email = email;
+        results.set(index, { outcome: 'failed', error, position: 0 });
+        continue;
+      }
+      inputs.push({
+        projectId,
+        email: contact.email,
+        subscribed: contact.subscribed,
+        defaultSubscribed: true,
+        data: contact.data,
+        correlationId: jobId,
+      });
+      inputRows.push(index);
+    }
+    let outcomes: (UpsertRecipientResult | ApiError)[] | undefined;
+    for (let attempt = 1; outcomes === undefined; attempt += 1) {
+      try {
+        outcomes = await this.deps.commands.upsertRecipients(inputs);
+      } catch (error) {
+        if (this.stopping) return { reached: start, counts: {}, errors: [], position: 0 };
+        if (attempt >= 3) {
           return {
-            outcome: 'failed',
-            error: { line: row.line, email: email ?? '', reason: reasonOf(error) },
+            reached: start,
+            counts: {},
+            errors: [],
             position: 0,
+            failure: { index: inputRows[0] ?? start, error },
           };
         }
-      },
-    });
+        await sleep(50 * 4 ** attempt);
+      }
+    }
+    for (const [at, outcome] of outcomes.entries()) {
+      const index = inputRows[at] ?? start;
+      const row = rows[index];
+      if (outcome instanceof ApiError) {
+        const line = row?.line ?? 0;
+        const email = inputs[at]?.email.slice(0, 320) ?? '';
+        results.set(index, {
+          outcome: 'failed',
+          error: { line, email, reason: reasonOf(outcome) },
+          position: 0,
+        });
+      } else {
+        const kind = outcome.isNew ? 'created' : outcome.position > 0 ? 'updated' : 'unchanged';
+        results.set(index, { outcome: kind, position: outcome.position });
+      }
+    }
+    const run: RowsRun = { reached: size, counts: {}, errors: [], position: 0 };
+    for (let index = start; index < size; index += 1) {
+      const result = results.get(index);
+      if (result === undefined) continue;
+      run.counts[result.outcome] = (run.counts[result.outcome] ?? 0) + 1;
+      if (result.error !== undefined) run.errors.push(result.error);
+      run.position = Math.max(run.position, result.position);
+    }
+    return run;
   }
 
   private async runBulk(jobId: string): Promise<void> {
@@ -354,28 +406,36 @@ export class ContactJobWorker {
     return job;
   }
 
-  /** Runs the rest of one chunk and records its progress (and the end of the job). */
+  /**
+   * Runs the rest of one chunk and records its progress (and the end of the job): rows one by one
+   * (`keyOf`, `work`) or all at once (`run`).
+   */
   private async runChunk(
     jobId: string,
     job: LoadedJob,
     chunk: number,
     size: number,
-    rows: {
-      describe: (index: number) => string;
-      keyOf: (index: number) => string | undefined;
-      work: (index: number) => Promise<RowResult>;
-    },
+    rows: { describe: (index: number) => string } & (
+      | {
+          keyOf: (index: number) => string | undefined;
+          work: (index: number) => Promise<RowResult>;
+        }
+      | { run: (start: number, size: number) => Promise<RowsRun> }
+    ),
   ): Promise<void> {
     const start = job.state.done[chunk] ?? 0;
     if (start >= size) return;
-    const run = await runRows({
-      start,
-      size,
-      limit: this.deps.rowConcurrency ?? 512,
-      keyOf: rows.keyOf,
-      work: rows.work,
-      shouldStop: () => this.stopping,
-    });
+    const run =
+      'run' in rows
+        ? await rows.run(start, size)
+        : await runRows({
+            start,
+            size,
+            limit: this.deps.rowConcurrency ?? 256,
+            keyOf: rows.keyOf,
+            work: rows.work,
+            shouldStop: () => this.stopping,
+          });
     const commands: JobCommand[] = [];
     if (run.reached > start) {
       commands.push({
