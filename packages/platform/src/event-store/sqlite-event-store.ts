@@ -34,6 +34,8 @@ interface EventRow {
 
 /** What one append wrote: new revisions, positions of its first and last event, subject keys. */
 interface Written {
+  /** Opened data of the sealed events written, by position (see `opened`). */
+  sealed: [number, { subjectId: string; json: string }][];
   revisions: Record<string, number>;
   position: number;
   first: number;
@@ -206,7 +208,7 @@ export class SqliteEventStore implements EventStore {
   /** Synchronous single {@link append}, in its own transaction. */
   appendSync(streams: readonly StreamAppend[]): AppendResult {
     const written = transaction(this.db, () => this.write(streams, Date.now()));
-    for (const [subjectId, key] of written.keys) this.keys.remember(subjectId, key);
+    this.committed(written);
     this.notify(streams, written);
     return { revisions: written.revisions, position: written.position };
   }
@@ -241,7 +243,7 @@ export class SqliteEventStore implements EventStore {
       if ('error' in outcome) {
         request.reject(outcome.error);
       } else {
-        for (const [subjectId, key] of outcome.written.keys) this.keys.remember(subjectId, key);
+        this.committed(outcome.written);
         this.notify(request.streams, outcome.written);
         request.resolve({
           revisions: outcome.written.revisions,
@@ -249,6 +251,15 @@ export class SqliteEventStore implements EventStore {
         });
       }
     }
+  }
+
+  /**
+   * After the commit of `written`: caches its subject keys, and the data of its sealed events as
+   * opened (the consumers about to read them need not open them again).
+   */
+  private committed(written: Written): void {
+    for (const [subjectId, key] of written.keys) this.keys.remember(subjectId, key);
+    for (const [position, opened] of written.sealed) this.opened.set(position, opened);
   }
 
   private notify(streams: readonly StreamAppend[], written: Written): void {
@@ -264,6 +275,7 @@ export class SqliteEventStore implements EventStore {
     let position = 0;
     let first = 0;
     const keys: [string, SubjectKey][] = [];
+    const sealed: Written['sealed'] = [];
     for (const { streamId, expectedRevision, events } of streams) {
       let revision = this.revisionOf(streamId);
       if (!revisionMatches(expectedRevision, revision)) {
@@ -276,12 +288,15 @@ export class SqliteEventStore implements EventStore {
           throw new DuplicateEventError(id);
         }
         revision += 1;
-        let data = JSON.stringify(event.data);
+        const json = JSON.stringify(event.data);
+        let data = json;
         const subjectId = event.metadata?.subjectId;
+        let opened: { subjectId: string; json: string } | undefined;
         if (subjectId !== undefined) {
           const key = this.keys.obtain(subjectId);
           keys.push([subjectId, key]);
-          data = key === 'erased' ? 'null' : JSON.stringify(sealWith(key, data));
+          data = key === 'erased' ? 'null' : JSON.stringify(sealWith(key, json));
+          if (key !== 'erased') opened = { subjectId, json };
         }
         const inserted = this.statements.insert.run(
           id,
@@ -296,10 +311,11 @@ export class SqliteEventStore implements EventStore {
         );
         position = Number(inserted.lastInsertRowid);
         if (first === 0) first = position;
+        if (opened !== undefined) sealed.push([position, opened]);
       }
       revisions[streamId] = revision;
     }
-    return { revisions, position, first, keys };
+    return { revisions, position, first, keys, sealed };
   }
 
   /** {@link toRecorded} of rows read together: the keys of their subjects are loaded at once. */

@@ -134,6 +134,11 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   >();
   /** Writes so far (puts and removals), to know when statistics are old. */
   private writes = 0;
+  /**
+   * Ids that {@link readByIds} found absent, until the end of this turn of the event loop: an
+   * insert that follows the read of its batch needs no second lookup.
+   */
+  private readonly absent = new Set<string>();
   /** Statements of the hot paths, prepared once the table and its indexes are known. */
   private prepared: Prepared | undefined;
   private readonly counts = new BoundedCache<string, { count: number; test: Test }>(
@@ -366,6 +371,13 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
         .all(...chunk) as { doc: string }[];
       for (const row of rows) found.push(JSON.parse(row.doc) as ViewDocument);
     }
+    if (this.absent.size === 0) {
+      setImmediate(() => {
+        this.absent.clear();
+      });
+    }
+    for (const id of unheld) this.absent.add(id);
+    for (const document of found) this.absent.delete(document._id);
     return found;
   }
 
@@ -651,7 +663,11 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   }
 
   async insertOne(document: ViewDocument): Promise<void> {
-    if (this.readById(document._id) !== null) throw new DuplicateKeyError(this.name, document._id);
+    const known =
+      this.absent.delete(document._id) && this.store.held(this, document._id) === undefined;
+    if (!known && this.readById(document._id) !== null) {
+      throw new DuplicateKeyError(this.name, document._id);
+    }
     this.put(structuredClone(document), undefined);
   }
 
