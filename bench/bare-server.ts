@@ -1,10 +1,27 @@
 import express from 'express';
 
-/** A bare Express route parsing JSON, the baseline of the track benchmark. */
+/** Bare Express routes: the baselines of the track, list and memory benchmarks. */
 const app = express();
 app.use(express.json());
 app.get('/readyz', (_req, res) => {
   res.json({ status: 'ready' });
+});
+/** A page as large as a contacts page, the baseline of the list benchmarks. */
+const page = {
+  data: Array.from({ length: 20 }, (_, index) => ({
+    id: `0193a0b0-0000-7000-8000-${String(index).padStart(12, '0')}`,
+    email: `user${index}@example.org`,
+    subscribed: true,
+    data: { plan: 'pro', country: 'FR', seats: index },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  })),
+  cursor: '',
+  hasMore: true,
+  total: 1_000_000,
+};
+app.get('/page', (_req, res) => {
+  res.json(page);
 });
 app.post('/v1/track', (req, res) => {
   res.json({ success: true, data: { received: typeof req.body } });

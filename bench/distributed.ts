@@ -9,9 +9,6 @@
  *    gateway, accounts, contacts and the relay as separate processes.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { createContactsService } from '@stamp/contacts';
 import { createLogger, DnsResolver, openEmbeddedPlatform, Secrets } from '@stamp/platform';
@@ -22,7 +19,7 @@ import {
   MongoViewStore,
   Relay,
 } from '@stamp/platform/distributed.ts';
-import { figure, KEYS, type Running, startProcess } from './harness.ts';
+import { benchDirectory, figure, KEYS, type Running, startProcess } from './harness.ts';
 
 const brokers = process.env.STAMP_TEST_KAFKA_BROKERS ?? '127.0.0.1:19092';
 const mongoUrl = process.env.STAMP_TEST_MONGODB_URL ?? 'mongodb://127.0.0.1:27018/stamp';
@@ -32,7 +29,7 @@ const STANDIN = process.env.STAMP_TEST_MONGODB_IS_STANDIN !== 'false';
 const viewsLabel = STANDIN ? 'mongodb-standin' : 'mongodb';
 
 const logger = createLogger({ level: 'silent' });
-const dataDir = mkdtempSync(join(tmpdir(), 'stamp-bench-distributed-'));
+const dataDir = benchDirectory('stamp-bench-distributed-');
 const prefix = `bench${randomUUID().slice(0, 8)}.`;
 const settings = { brokers: brokers.split(','), topicPrefix: prefix, partitions: 6 };
 const secrets = new Secrets(randomBytes(32));
@@ -120,7 +117,7 @@ await relay.stop();
 
 // --- 3. POST /v1/track → GET /events, processes on Kafka and the view store -----------------
 const env = {
-  STAMP_DATA_DIR: mkdtempSync(join(tmpdir(), 'stamp-bench-processes-')),
+  STAMP_DATA_DIR: benchDirectory('stamp-bench-processes-'),
   STAMP_BUS: 'kafka',
   STAMP_KAFKA_BROKERS: brokers,
   STAMP_KAFKA_TOPIC_PREFIX: `bench${randomUUID().slice(0, 8)}.`,

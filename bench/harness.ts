@@ -1,9 +1,29 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { freePort } from '@stamp/testkit/net.ts';
+import { removeTemporaryDirectories, temporaryDirectory } from '@stamp/testkit/temporary.ts';
+
+/**
+ * A temporary folder of the benchmark (`<os temp dir>/<prefix>XXXXXX`), removed when the
+ * benchmark's process exits, also after a failure or Ctrl-C.
+ */
+export function benchDirectory(prefix: string): string {
+  return temporaryDirectory(prefix);
+}
+process.once('exit', () => {
+  removeTemporaryDirectories();
+});
+process.once('SIGINT', () => {
+  process.exit(130);
+});
+
+/**
+ * Node's compile cache, as `./pnpmw start` uses it (package.json): TypeScript sources are
+ * stripped once, not at every start.
+ */
+export const COMPILE_CACHE = join(import.meta.dirname, '..', 'node_modules', '.cache', 'node');
 
 /** Fixed bootstrap keys of benchmark runs. */
 export const KEYS = {
@@ -36,6 +56,7 @@ export async function startProcess(
       STAMP_PORT: String(port),
       PORT: String(port),
       STAMP_LOG_LEVEL: 'silent',
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
       ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -73,7 +94,7 @@ export async function startProcess(
 export function startStamp(
   env: Record<string, string> = {},
 ): Promise<Running & { startMs: number; dataDir: string }> {
-  const dataDir = env.STAMP_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'stamp-bench-'));
+  const dataDir = env.STAMP_DATA_DIR ?? benchDirectory('stamp-bench-');
   return startProcess('services/lite/src/main.ts', {
     STAMP_DATA_DIR: dataDir,
     STAMP_BOOTSTRAP_SECRET_KEY: KEYS.secretKey,

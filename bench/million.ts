@@ -1,28 +1,29 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createAccountsService } from '@stamp/accounts';
 import { createContactsService } from '@stamp/contacts';
 import { createLogger, DnsResolver, openEmbeddedPlatform, Secrets } from '@stamp/platform';
 
-import { figure, KEYS, startStamp } from './harness.ts';
+import { benchDirectory, figure, KEYS, startProcess, startStamp } from './harness.ts';
 
 /**
  * One million contacts in embedded mode. The contacts are written through the contacts
  * service's command API (two events each: the contact and its email claim) into a fresh data
  * folder without projections; `stamp views:rebuild` then builds every view from that log (timed);
- * Stamp is started on it as `./pnpmw start` would, and measured: `GET /contacts?search=`
- * (p50/p95 over varied terms), the first page of `GET /contacts`, `GET /contacts/fields`, and
- * the resident memory of the Stamp process.
+ * Stamp is started on it as `./pnpmw start` would, and measured: time to ready, `GET
+ * /contacts?search=` (p50/p95 over varied terms), the first page of `GET /contacts`,
+ * `GET /contacts/:id`, `GET /contacts/fields`, the resident memory of the Stamp process and the
+ * size of the data folder; then a bare Express route answering a page of the same size, as the
+ * same run's baseline.
  */
 const count = Number(process.env.CONTACTS ?? 1_000_000);
 const samples = Number(process.env.SAMPLES ?? 40);
 /** A data folder seeded by an earlier run (`STAMP_DATA_DIR`) skips the seeding. */
 const reuse = process.env.STAMP_DATA_DIR;
-const dataDir = reuse ?? mkdtempSync(join(tmpdir(), 'stamp-million-'));
+const dataDir = reuse ?? benchDirectory('stamp-million-');
 const logger = createLogger({ level: 'warn' });
 const plans = ['free', 'pro', 'team', 'enterprise'];
 const countries = ['FR', 'DE', 'US', 'JP', 'BR', 'IN', 'NG', 'PL'];
@@ -88,11 +89,12 @@ figure('million.view_rebuild_time', Number(rebuiltIn), 's');
 
 const stamp = await startStamp({ STAMP_DATA_DIR: dataDir });
 figure('million.time_to_ready', stamp.startMs, 'ms');
+figure('million.rss_ready', Math.round(stamp.rss() / 2 ** 20), 'MiB');
 const headers = { authorization: `Bearer ${KEYS.secretKey}` };
 
-async function timed(path: string): Promise<{ ms: number; body: unknown }> {
+async function timed(base: string, path: string): Promise<{ ms: number; body: unknown }> {
   const started = performance.now();
-  const response = await fetch(stamp.url + path, { headers });
+  const response = await fetch(base + path, { headers });
   const body = await response.json();
   if (response.status !== 200)
     throw new Error(`${path}: ${response.status} ${JSON.stringify(body)}`);
@@ -104,26 +106,54 @@ const quantile = (values: number[], q: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 };
 
-const first = await timed('/contacts?limit=20');
-figure('million.contacts_total', (first.body as { total: number }).total, 'contacts');
+async function sample(base: string, path: (index: number) => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < samples; index += 1) times.push((await timed(base, path(index))).ms);
+  return times;
+}
+
+const first = await timed(stamp.url, '/contacts?limit=20');
+const page = first.body as { total: number; data: { id: string }[] };
+figure('million.contacts_total', page.total, 'contacts');
 
 const terms = ['user12345.', 'example42', 'zzz-no-match', '99.', '@example7.org', 'USER777'];
-const search: number[] = [];
-for (let index = 0; index < samples; index += 1) {
-  const term = terms[index % terms.length] ?? '';
-  search.push((await timed(`/contacts?search=${encodeURIComponent(term)}&limit=20`)).ms);
-}
+const search = await sample(
+  stamp.url,
+  (index) => `/contacts?search=${encodeURIComponent(terms[index % terms.length] ?? '')}&limit=20`,
+);
 figure('million.search_p50', quantile(search, 0.5), 'ms');
 figure('million.search_p95', quantile(search, 0.95), 'ms');
 
-const pages: number[] = [];
-for (let index = 0; index < samples; index += 1) pages.push((await timed('/contacts?limit=20')).ms);
+const pages = await sample(stamp.url, () => '/contacts?limit=20');
 figure('million.list_first_page_p95', quantile(pages, 0.95), 'ms');
 
-const fields: number[] = [];
-for (let index = 0; index < samples; index += 1) fields.push((await timed('/contacts/fields')).ms);
+const ids = page.data.map((contact) => contact.id);
+const byId = await sample(stamp.url, (index) => `/contacts/${ids[index % ids.length] ?? ''}`);
+figure('million.get_contact_p95', quantile(byId, 0.95), 'ms');
+
+const fields = await sample(stamp.url, () => '/contacts/fields');
 figure('million.fields_p50', quantile(fields, 0.5), 'ms');
 figure('million.fields_p95', quantile(fields, 0.95), 'ms');
 
 figure('million.rss', Math.round(stamp.rss() / 2 ** 20), 'MiB');
 await stamp.stop();
+figure('million.data_folder', Math.round(folderBytes(dataDir) / 2 ** 20), 'MiB');
+
+// Baseline, same run: a bare Express route answering a page of the same size.
+const bare = await startProcess('bench/bare-server.ts', {});
+const barePages = await sample(bare.url, () => '/page');
+figure('bare_express.page_p95', quantile(barePages, 0.95), 'ms');
+figure('bare_express.rss', Math.round(bare.rss() / 2 ** 20), 'MiB');
+await bare.stop();
+figure(
+  'million.first_page_p95_to_bare_express',
+  quantile(pages, 0.95) / quantile(barePages, 0.95),
+  'x',
+);
+
+/** Bytes of the files in `folder` (not recursive: the data folder is flat). */
+function folderBytes(folder: string): number {
+  let total = 0;
+  for (const name of readdirSync(folder)) total += statSync(join(folder, name)).size;
+  return total;
+}

@@ -1,12 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 import { createContactsService } from '@stamp/contacts';
 import { createLogger, DnsResolver, newId, openEmbeddedPlatform, Secrets } from '@stamp/platform';
 
-import { figure, startStamp } from './harness.ts';
+import { benchDirectory, figure, startStamp } from './harness.ts';
 
 /**
  * Restart time after 1,000,000 events: 100,000 contacts (created through the contacts service,
@@ -16,7 +13,7 @@ import { figure, startStamp } from './harness.ts';
  */
 const contacts = Number(process.env.CONTACTS ?? 100_000);
 const tracked = Number(process.env.TRACKED ?? 800_000);
-const dataDir = mkdtempSync(join(tmpdir(), 'stamp-restart-'));
+const dataDir = benchDirectory('stamp-restart-');
 const logger = createLogger({ level: 'warn' });
 const projectId = 'bench-project';
 

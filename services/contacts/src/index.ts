@@ -42,7 +42,7 @@ export interface ContactsServiceDeps extends ServiceDeps {
    * (GET/POST /unsubscribe/:token, /subscribe/:token, GET /manage/:token).
    */
   secrets: Secrets;
-  /** Cached contact and claim states (default 50,000 each). */
+  /** Cached contact and claim states (default 10,000 each). */
   cacheSize?: number;
 }
 

@@ -1,45 +1,13 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { freePort } from '@stamp/testkit/net.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
-import { call, TEST_KEYS } from './testing.ts';
+import { call, startProcess, stopProcess, TEST_KEYS } from './testing.ts';
 
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
-
-/** Sends `signal` to `child` unless it has exited, and waits for its exit. */
-async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill(signal);
-  await exited;
-}
-
-/** Starts `pnpm start`'s entry point as a child process and waits until /readyz answers 200. */
-async function startProcess(env: Record<string, string>, url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['services/lite/src/main.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  for (let attempt = 0; attempt < 300; attempt++) {
-    if (child.exitCode !== null) throw new Error(`stamp exited early: ${stderr}`);
-    try {
-      if ((await fetch(`${url}/readyz`)).status === 200) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  await stopProcess(child, 'SIGKILL');
-  throw new Error(`stamp did not become ready: ${stderr}`);
-}
 
 function emailIdsOf(sink: Sink): string[] {
   return sink.messages.map(

@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+
 import { createLogger } from '@stamp/platform';
 import { fetchJson, type JsonResponse } from '@stamp/testkit/net.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
@@ -49,4 +51,44 @@ export function call(
     ...(body === undefined ? {} : { body }),
     headers,
   });
+}
+
+/** Sends `signal` to `child` unless it has exited, and waits for its exit. */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill(signal);
+  await exited;
+}
+
+/**
+ * Starts `pnpm start`'s entry point as a child process (with `nodeArgs` before the script) and
+ * waits until /readyz answers 200 (30 s at most).
+ * @throws Error when the process exits first or is not ready in time (it is killed then).
+ */
+export async function startProcess(
+  env: Record<string, string>,
+  url: string,
+  nodeArgs: readonly string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, 'services/lite/src/main.ts'], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  for (let attempt = 0; attempt < 300; attempt++) {
+    if (child.exitCode !== null) throw new Error(`stamp exited early: ${stderr}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).status === 200) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stopProcess(child, 'SIGKILL');
+  throw new Error(`stamp did not become ready: ${stderr}`);
 }

@@ -26,7 +26,7 @@ export interface LogBusOptions {
   checkpointIntervalMs?: number;
   /** Runs before every checkpoint write, for example to flush written-behind views. */
   beforeCheckpoint?: () => void;
-  /** Events read per batch of the shared pass (default 512). */
+  /** Events read per batch of the shared pass (default 256). */
   passBatchSize?: number;
 }
 
@@ -161,7 +161,7 @@ class SharedPass {
 
   private async run(): Promise<void> {
     const { store, pollMs = 250 } = this.bus;
-    const batchSize = this.bus.passBatchSize ?? 512;
+    const batchSize = this.bus.passBatchSize ?? 256;
     // Groups started together (a process starting its services, a rebuild) join before the
     // first read: they begin at the same position and read the log once.
     await yieldToEventLoop();

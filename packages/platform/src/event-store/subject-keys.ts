@@ -17,8 +17,8 @@ import { BoundedCache } from '../bounded-cache.ts';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** Subject keys kept in memory (about 100 bytes each). */
-const CACHE_SIZE = 100_000;
+/** Subject keys kept in memory (a KeyObject and its id: about 300 bytes each). */
+const CACHE_SIZE = 10_000;
 
 /** A subject's key, or `erased` once the subject was erased. */
 export type SubjectKey = KeyObject | 'erased';

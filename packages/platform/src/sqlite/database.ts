@@ -31,9 +31,9 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
   db.exec(`PRAGMA journal_mode = WAL;
     PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
     PRAGMA busy_timeout = 5000;
-    PRAGMA temp_store = MEMORY;
+    PRAGMA temp_store = FILE;
     PRAGMA secure_delete = ON;
-    PRAGMA wal_autocheckpoint = 10000;
+    PRAGMA wal_autocheckpoint = 1000;
     PRAGMA cache_size = ${-Math.round((options.cacheMb ?? DEFAULT_CACHE_MB) * 1024)};`);
   return db;
 }

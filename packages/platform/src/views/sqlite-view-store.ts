@@ -15,7 +15,7 @@ export interface SqliteViewStoreOptions {
    * (default 4 MiB). Together with SQLite's page cache this bounds the store's memory.
    */
   pendingBytes?: number;
-  /** Changed documents held in memory before they are written at once (default 10,000). */
+  /** Changed documents held in memory before they are written at once (default 1,000). */
   pendingDocuments?: number;
 }
 
@@ -60,7 +60,7 @@ export class SqliteViewStore implements ViewStore {
     this.options = {
       flushMs: options.flushMs ?? 50,
       pendingBytes: options.pendingBytes ?? 4 * 1024 * 1024,
-      pendingDocuments: options.pendingDocuments ?? 10_000,
+      pendingDocuments: options.pendingDocuments ?? 1000,
     };
     db.exec(`CREATE TABLE IF NOT EXISTS view_paths (
       collection TEXT NOT NULL, path TEXT NOT NULL, mask INTEGER NOT NULL,

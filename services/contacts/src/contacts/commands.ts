@@ -58,13 +58,19 @@ export interface CommandResult {
   position: number;
 }
 
+/**
+ * Rows of {@link ContactCommands.upsertRecipients} appended together at most: a larger append
+ * commits less often but holds the event loop (and the projections behind it) longer.
+ */
+const BATCH_ROWS = 250;
+
 const expected = (revision: number): ExpectedRevision => (revision < 0 ? 'no_stream' : revision);
 
 /** Options of {@link ContactCommands}. */
 export interface ContactCommandsOptions {
   store: EventStore;
   logger: Logger;
-  /** Maximum cached stream states (default 50,000). */
+  /** Maximum cached stream states, of contacts and of claims each (default 10,000). */
   cacheSize?: number;
   /** Attempts of a command on WrongExpectedRevisionError (default 25). */
   maxAttempts?: number;
@@ -82,8 +88,8 @@ export class ContactCommands {
     this.store = options.store;
     this.logger = options.logger;
     this.maxAttempts = options.maxAttempts ?? 25;
-    this.contacts = new BoundedCache(options.cacheSize ?? 50_000);
-    this.claims = new BoundedCache(options.cacheSize ?? 50_000);
+    this.contacts = new BoundedCache(options.cacheSize ?? 10_000);
+    this.claims = new BoundedCache(options.cacheSize ?? 10_000);
   }
 
   /**
@@ -117,8 +123,8 @@ export class ContactCommands {
   /**
    * {@link upsertRecipient} for many recipients at once (CSV imports): rows are decided on the
    * cached or stored states of their claims and contacts, and those of distinct emails are
-   * appended together in one atomic append (a row repeating an email goes in a later append, in
-   * order). Rows of an append that meets a concurrent change are run again one by one. Results
+   * appended together, up to 250 rows per atomic append (a row repeating an email goes in a later
+   * append, in order). Rows of an append that meets a concurrent change are run again one by one. Results
    * come in the order of `inputs`: an ApiError (422 for an invalid email or data) is that row's
    * result, not thrown.
    * @throws Error other than ApiError (the store failing), after which no result is known.
@@ -143,7 +149,7 @@ export class ContactCommands {
       const wave: typeof waiting = [];
       const later: typeof waiting = [];
       for (const row of waiting) {
-        if (claimed.has(row.claimId)) later.push(row);
+        if (claimed.has(row.claimId) || wave.length >= BATCH_ROWS) later.push(row);
         else {
           claimed.add(row.claimId);
           wave.push(row);

@@ -207,7 +207,7 @@ export function contactJobsRouter(deps: ContactJobsRouterDeps): Router {
         },
       ]);
     }
-    const parsed = parseContactsCsv(file.buffer);
+    const parsed = await parseContactsCsv(file.buffer);
     const { queued, chunks } = queueImport({
       columns: parsed.columns,
       rows: parsed.rows,

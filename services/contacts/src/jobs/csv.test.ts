@@ -1,4 +1,4 @@
-import { thrownApiError } from '@stamp/testkit/api-error.ts';
+import { rejectedApiError, thrownApiError } from '@stamp/testkit/api-error.ts';
 
 import { importContact, parseContactsCsv, parseSubscribed, readHeader } from './csv.ts';
 import { sampleContactsCsv } from './sample-csv.ts';
@@ -6,8 +6,8 @@ import { sampleContactsCsv } from './sample-csv.ts';
 const csv = (text: string): Buffer => Buffer.from(text, 'utf8');
 
 describe('CSV reading of contact imports', () => {
-  it('reads quoted fields, UTF-8, a BOM, CRLF and line breaks inside quotes, with start lines', () => {
-    const parsed = parseContactsCsv(
+  it('reads quoted fields, UTF-8, a BOM, CRLF and line breaks inside quotes, with start lines', async () => {
+    const parsed = await parseContactsCsv(
       csv(
         '\ufeffEmail , Name,Notes\r\n' +
           'zoe@example.io,"Zoë, the ""great""",\r\n' +
@@ -24,8 +24,8 @@ describe('CSV reading of contact imports', () => {
     ]);
   });
 
-  it('turns a wrong column count and an unclosed quote into error rows, keeping the others', () => {
-    const parsed = parseContactsCsv(
+  it('turns a wrong column count and an unclosed quote into error rows, keeping the others', async () => {
+    const parsed = await parseContactsCsv(
       csv(
         'email,name\n' +
           'a@example.io,Ann,extra\n' +
@@ -49,16 +49,16 @@ describe('CSV reading of contact imports', () => {
     ]);
   });
 
-  it('finds a semicolon or tab delimiter from the header line', () => {
-    expect(parseContactsCsv(csv('email;name\na@example.io;"Doe, Ann"\n')).rows).toEqual([
+  it('finds a semicolon or tab delimiter from the header line', async () => {
+    expect((await parseContactsCsv(csv('email;name\na@example.io;"Doe, Ann"\n'))).rows).toEqual([
       { line: 2, values: ['a@example.io', 'Doe, Ann'] },
     ]);
-    expect(parseContactsCsv(csv('email\tname\na@example.io\tAnn\n')).rows).toEqual([
+    expect((await parseContactsCsv(csv('email\tname\na@example.io\tAnn\n'))).rows).toEqual([
       { line: 2, values: ['a@example.io', 'Ann'] },
     ]);
   });
 
-  it('refuses files without rows or without an email column with 422 on field file', () => {
+  it('refuses files without rows or without an email column with 422 on field file', async () => {
     for (const [text, message] of [
       ['', 'empty'],
       ['\r\n\r\n', 'empty'],
@@ -67,7 +67,7 @@ describe('CSV reading of contact imports', () => {
       ['name,company\nAnn,Acme\n', 'no "email" column'],
       ['email,name,Name,name\na,b,c,d\n', 'appears more than once'],
     ] as const) {
-      const error = thrownApiError(() => parseContactsCsv(csv(text)));
+      const error = await rejectedApiError(parseContactsCsv(csv(text)));
       expect([error.status, error.code]).toEqual([422, 'VALIDATION_ERROR']);
       expect(error.options.errors?.[0]).toMatchObject({ field: 'file' });
       expect(error.options.errors?.map((issue) => issue.message).join(' ')).toContain(message);
@@ -113,10 +113,10 @@ describe('CSV reading of contact imports', () => {
     expect(parseSubscribed('2')).toBeNull();
   });
 
-  it('reads the 5 MB sample file with the expected rows and error lines', () => {
+  it('reads the 5 MB sample file with the expected rows and error lines', async () => {
     const sample = sampleContactsCsv();
     expect(sample.content.length).toBeLessThanOrEqual(5 * 1024 * 1024);
-    const parsed = parseContactsCsv(sample.content);
+    const parsed = await parseContactsCsv(sample.content);
     expect(parsed.rows).toHaveLength(sample.rows);
     const unreadable = parsed.rows.filter((row) => 'error' in row).map((row) => row.line);
     expect(unreadable).toEqual(

@@ -38,6 +38,9 @@ import {
   type RowOutcome,
 } from './events.ts';
 
+/** Rows of an import chunk appended (and projected) before the next ones are read. */
+const IMPORT_SLICE = 250;
+
 /** Consumer group of the job worker. */
 export const JOB_WORKER_GROUP = 'contact-jobs';
 
@@ -306,7 +309,7 @@ export class ContactJobWorker {
     let outcomes: (UpsertRecipientResult | ApiError)[] | undefined;
     for (let attempt = 1; outcomes === undefined; attempt += 1) {
       try {
-        outcomes = await this.deps.commands.upsertRecipients(inputs);
+        outcomes = await this.upsertInSlices(inputs);
       } catch (error) {
         if (this.stopping) return { reached: start, counts: {}, errors: [], position: 0 };
         if (attempt >= 3) {
@@ -346,6 +349,30 @@ export class ContactJobWorker {
       run.position = Math.max(run.position, result.position);
     }
     return run;
+  }
+
+  /**
+   * Upserts `inputs` in slices of {@link IMPORT_SLICE} rows, each slice's contacts appended
+   * together; between slices the worker waits for the views to reflect the slice, so the log
+   * never runs far ahead of the projections (a request's read-your-writes wait stays short).
+   * Slices run in order, so rows repeating an email keep their order.
+   */
+  private async upsertInSlices(
+    inputs: readonly UpsertRecipientInput[],
+  ): Promise<(UpsertRecipientResult | ApiError)[]> {
+    const outcomes: (UpsertRecipientResult | ApiError)[] = [];
+    for (let start = 0; start < inputs.length; start += IMPORT_SLICE) {
+      const slice = await this.deps.commands.upsertRecipients(
+        inputs.slice(start, start + IMPORT_SLICE),
+      );
+      outcomes.push(...slice);
+      let position = 0;
+      for (const outcome of slice) {
+        if (!(outcome instanceof ApiError)) position = Math.max(position, outcome.position);
+      }
+      if (position > 0 && !this.stopping) await this.deps.awaitViews(position);
+    }
+    return outcomes;
   }
 
   private async runBulk(jobId: string): Promise<void> {
