@@ -15,7 +15,7 @@ import { type EmbeddedPlatform, openEmbeddedPlatform } from '../embedded.ts';
 import type { RecordedEvent } from '../event-store/event-store.ts';
 import { createLogger } from '../logger.ts';
 import { APPEND_SPAN_NAME, TracedEventStore } from './traced-event-store.ts';
-import { tracedHandler } from './traced-handler.ts';
+import { tracedBatchHandler, tracedHandler } from './traced-handler.ts';
 import { startTelemetry, type Telemetry } from './telemetry.ts';
 import { contextFromTraceparent, traceLogFields, traceparentOf } from './trace-context.ts';
 
@@ -266,6 +266,41 @@ describe('TracedEventStore', () => {
     );
     expect(failed).toHaveLength(1);
     expect(failed[0]!.events[0]!.attributes?.['exception.type']).toBe('WrongExpectedRevisionError');
+  });
+});
+
+describe('tracedBatchHandler', () => {
+  it('runs a batch in one span linked to the appends of its events, recording a failure', async () => {
+    await store.append([
+      {
+        streamId: 'thing-batch',
+        expectedRevision: 'no_stream',
+        events: [
+          { type: 'ThingCreated', data: {} },
+          { type: 'ThingRenamed', data: {} },
+        ],
+      },
+    ]);
+    const events = await platform.store.readStream('thing-batch');
+    const seen: number[] = [];
+    const handle = tracedBatchHandler('batch-group', async (batch) => {
+      seen.push(batch.length);
+      if (seen.length === 2) throw new Error('second batch fails');
+    });
+    await handle(events);
+    await expect(handle(events)).rejects.toThrow('second batch fails');
+    expect(seen).toEqual([2, 2]);
+    const spans = await spansWhere((s) => s.name === 'batch-group process', 2);
+    const appendTrace = contextFromTraceparent(events[0]!.metadata.traceparent);
+    for (const span of spans) {
+      expect(span.attributes['messaging.batch.message_count']).toBe(2);
+      expect(span.links.map((link) => link.context.traceId)).toContain(
+        trace.getSpanContext(appendTrace)?.traceId,
+      );
+    }
+    expect(spans.map((span) => span.status.code).sort()).toEqual(
+      [SpanStatusCode.UNSET, SpanStatusCode.ERROR].sort(),
+    );
   });
 });
 

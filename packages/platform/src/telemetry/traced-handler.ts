@@ -1,4 +1,4 @@
-import { type Link, SpanKind, trace } from '@opentelemetry/api';
+import { type Link, type Span, SpanKind, trace } from '@opentelemetry/api';
 
 import type { BatchHandler, EventHandler } from '../bus/bus.ts';
 import { streamCategory } from '../event-store/event-store.ts';
@@ -40,18 +40,21 @@ export function tracedHandler(groupId: string, handler: EventHandler): EventHand
         },
       },
       contextFromTraceparent(event.metadata.traceparent),
-      async (span) => {
-        try {
-          await handler(event);
-        } catch (error) {
-          recordSpanError(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+      (span) => ending(span, () => handler(event)),
     );
   };
+}
+
+/** Runs `work` in `span`, recording its error (rethrown), and ends the span. */
+async function ending(span: Span, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    recordSpanError(span, error);
+    throw error;
+  } finally {
+    span.end();
+  }
 }
 
 /**
@@ -83,16 +86,7 @@ export function tracedBatchHandler(groupId: string, handler: BatchHandler): Batc
           'messaging.batch.message_count': events.length,
         },
       },
-      async (span) => {
-        try {
-          await handler(events);
-        } catch (error) {
-          recordSpanError(span, error);
-          throw error;
-        } finally {
-          span.end();
-        }
-      },
+      (span) => ending(span, () => handler(events)),
     );
   };
 }
