@@ -22,6 +22,12 @@ export interface SqlDriver {
   table: string;
   query: string;
   rows: number;
+  /**
+   * The index's table of rows (`rid`, `key` = `_id`, `value` = the text, one column per field
+   * given before the text in `createIndex`): a condition on those fields alone is answered from
+   * it, without the documents.
+   */
+  rowsTable?: { name: string; fields: readonly string[]; text: string };
 }
 
 /**
@@ -38,6 +44,10 @@ export interface SqlCondition {
 /** What translation needs to know of a collection. */
 export interface SqlCollection {
   shape: DocumentShape;
+  /** SQL expression of the value at `path` (see {@link fieldExpression}). */
+  column(path: string): string;
+  /** SQL expression of the JSON type at `path` (see {@link typeExpression}). */
+  columnType(path: string): string;
   /**
    * The trigram index query for a substring search of `path`, given the distinct trigrams of
    * the searched text (lowercase): undefined when the path has no substring index.
@@ -140,51 +150,60 @@ const isScalar = (value: unknown): value is Scalar =>
   typeof value === 'boolean';
 
 /** Equality of `path` with a scalar or null, as MongoDB's `{path: value}` (no arrays on it). */
-function equals(path: string, value: Scalar | null, shape: DocumentShape): SqlCondition {
+function equals(path: string, value: Scalar | null, collection: SqlCollection): SqlCondition {
+  const field = collection.column(path);
   if (path === '_id') {
-    return typeof value === 'string' ? { sql: 'id = ?', params: [value], exact: true } : FALSE;
+    return typeof value === 'string'
+      ? { sql: `${field} = ?`, params: [value], exact: true }
+      : FALSE;
   }
-  const field = fieldExpression(path);
   if (value === null) return { sql: `${field} IS NULL`, params: [], exact: true };
-  const mask = shape.mask(path);
+  const mask = collection.shape.mask(path);
+  const typeExpression = (): string => collection.columnType(path);
   if (typeof value === 'boolean') {
-    const guard = (mask & TYPE.number) === 0 ? '' : ` AND ${typeExpression(path)} = '${value}'`;
+    const guard = (mask & TYPE.number) === 0 ? '' : ` AND ${typeExpression()} = '${value}'`;
     return { sql: `${field} = ?${guard}`, params: [value ? 1 : 0], exact: true };
   }
   if (typeof value === 'number') {
     // Booleans read as 1 and 0.
     const guarded = (mask & TYPE.boolean) !== 0 && (value === 0 || value === 1);
-    const guard = guarded ? ` AND ${typeExpression(path)} IN ('integer', 'real')` : '';
+    const guard = guarded ? ` AND ${typeExpression()} IN ('integer', 'real')` : '';
     return { sql: `${field} = ?${guard}`, params: [value], exact: true };
   }
   // Objects and arrays read as their JSON text, which starts with `{` or `[`.
   const guarded = (mask & (TYPE.object | TYPE.array)) !== 0 && /^[[{]/.test(value);
-  const guard = guarded ? ` AND ${typeExpression(path)} = 'text'` : '';
+  const guard = guarded ? ` AND ${typeExpression()} = 'text'` : '';
   return { sql: `${field} = ?${guard}`, params: [value], exact: true };
 }
 
 const RANGE: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
 
 /** `$lt`, `$lte`, `$gt`, `$gte` with a string or number: MongoDB compares within the type. */
-function range(path: string, operator: string, value: unknown, shape: DocumentShape): SqlCondition {
+function range(
+  path: string,
+  operator: string,
+  value: unknown,
+  collection: SqlCollection,
+): SqlCondition {
   const sign = RANGE[operator] ?? '=';
+  const field = collection.column(path);
   if (path === '_id') {
     return typeof value === 'string'
-      ? { sql: `id ${sign} ?`, params: [value], exact: true }
+      ? { sql: `${field} ${sign} ?`, params: [value], exact: true }
       : FALSE;
   }
-  const field = fieldExpression(path);
-  const mask = shape.mask(path);
+  const mask = collection.shape.mask(path);
+  const typeExpression = (): string => collection.columnType(path);
   if (typeof value === 'string') {
     const guard =
-      (mask & ~(TYPE.string | TYPE.null)) === 0 ? '' : ` AND ${typeExpression(path)} = 'text'`;
+      (mask & ~(TYPE.string | TYPE.null)) === 0 ? '' : ` AND ${typeExpression()} = 'text'`;
     return { sql: `${field} ${sign} ?${guard}`, params: [value], exact: true };
   }
   if (typeof value === 'number' && Number.isFinite(value)) {
     const guard =
       (mask & ~(TYPE.number | TYPE.null)) === 0
         ? ''
-        : ` AND ${typeExpression(path)} IN ('integer', 'real')`;
+        : ` AND ${typeExpression()} IN ('integer', 'real')`;
     return { sql: `${field} ${sign} ?${guard}`, params: [value], exact: true };
   }
   return ANY;
@@ -241,10 +260,10 @@ function regex(
   const caseless = flags.includes('i');
   // ASCII letters only: JavaScript's and MongoDB's caseless matching agree with SQLite's lower().
   if (caseless && !/^[\x20-\x7e]*$/.test(text)) return ANY;
-  const field = fieldExpression(path);
+  const field = collection.column(path);
   const mask = path === '_id' ? TYPE.string : collection.shape.mask(path);
   const guard =
-    (mask & ~(TYPE.string | TYPE.null)) === 0 ? '' : ` AND ${typeExpression(path)} = 'text'`;
+    (mask & ~(TYPE.string | TYPE.null)) === 0 ? '' : ` AND ${collection.columnType(path)} = 'text'`;
   const parts: SqlCondition[] = [];
   // ASCII only: SQLite's trigram tokenizer folds case as JavaScript does for these characters.
   const trigrams = /^[\x20-\x7e]*$/.test(text) ? trigramsOf(text.toLowerCase()) : [];
@@ -267,7 +286,7 @@ function regex(
 function fieldCondition(path: string, expected: unknown, collection: SqlCollection): SqlCondition {
   const { shape } = collection;
   if (!translatablePath(path) || (path !== '_id' && !shape.plain(path))) return ANY;
-  if (expected === null || isScalar(expected)) return equals(path, expected, shape);
+  if (expected === null || isScalar(expected)) return equals(path, expected, collection);
   if (typeof expected !== 'object' || Array.isArray(expected) || expected instanceof RegExp) {
     return ANY;
   }
@@ -280,16 +299,18 @@ function fieldCondition(path: string, expected: unknown, collection: SqlCollecti
     const operand = operators[operator];
     switch (operator) {
       case '$eq':
-        parts.push(operand === null || isScalar(operand) ? equals(path, operand, shape) : ANY);
+        parts.push(operand === null || isScalar(operand) ? equals(path, operand, collection) : ANY);
         break;
       case '$ne':
-        parts.push(operand === null || isScalar(operand) ? not(equals(path, operand, shape)) : ANY);
+        parts.push(
+          operand === null || isScalar(operand) ? not(equals(path, operand, collection)) : ANY,
+        );
         break;
       case '$lt':
       case '$lte':
       case '$gt':
       case '$gte':
-        parts.push(range(path, operator, operand, shape));
+        parts.push(range(path, operator, operand, collection));
         break;
       case '$in':
       case '$nin': {
@@ -298,7 +319,7 @@ function fieldCondition(path: string, expected: unknown, collection: SqlCollecti
           parts.push(ANY);
           break;
         }
-        const any = or(members.map((item) => equals(path, item, shape)));
+        const any = or(members.map((item) => equals(path, item, collection)));
         parts.push(operator === '$in' ? any : not(any));
         break;
       }
@@ -307,7 +328,7 @@ function fieldCondition(path: string, expected: unknown, collection: SqlCollecti
         else if (path === '_id') parts.push(operand ? TRUE : FALSE);
         else {
           const test = operand ? 'IS NOT NULL' : 'IS NULL';
-          parts.push({ sql: `${typeExpression(path)} ${test}`, params: [], exact: true });
+          parts.push({ sql: `${collection.columnType(path)} ${test}`, params: [], exact: true });
         }
         break;
       case '$regex':

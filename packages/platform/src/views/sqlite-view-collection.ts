@@ -63,7 +63,21 @@ interface Prepared {
   /** Values and JSON types of the trigram-indexed paths, then `rid`: by id, and by rid. */
   valuesById?: StatementSync;
   valuesByRid?: StatementSync;
-  substring: { insert: StatementSync; remove: StatementSync }[];
+  /** Per substring index: its values' width in `values…`, its FTS5 and rows writes. */
+  substring: {
+    width: number;
+    insert: StatementSync;
+    remove: StatementSync;
+    insertRow: StatementSync;
+    removeRow: StatementSync;
+  }[];
+}
+
+/** A substring index: its FTS5 table, its rows table, the fields stored before the text. */
+interface SubstringIndex {
+  table: string;
+  rows: string;
+  fields: readonly string[];
 }
 
 /** SQL identifier (double-quoted) of `name`. */
@@ -126,7 +140,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private ready = false;
   /** Whether a unique secondary index exists: writes then go through at once. */
   private unique = false;
-  private readonly substringIndexes = new Map<string, string>();
+  /** Substring indexes by text path: FTS5 table, rows table, fields stored before the text. */
+  private readonly substringIndexes = new Map<string, SubstringIndex>();
   /** Sampled trigram frequencies per substring index, with the write count they were taken at. */
   private readonly trigramStatistics = new Map<
     string,
@@ -164,9 +179,16 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private statements(): Prepared {
     if (this.prepared !== undefined) return this.prepared;
     const { db } = this.store;
-    const indexes = [...this.substringIndexes.values()].map(quoteIdentifier);
-    const values = [...this.substringIndexes.keys()]
-      .map((path) => `${fieldExpression(path)}, ${typeExpression(path)}`)
+    const indexes = [...this.substringIndexes.entries()];
+    /** Per index: the text, its JSON type, then the fields stored beside it. */
+    const values = indexes
+      .map(([path, { fields }]) =>
+        [
+          fieldExpression(path),
+          typeExpression(path),
+          ...fields.map((f) => fieldExpression(f)),
+        ].join(', '),
+      )
       .join(', ');
     const arrays = (statement: StatementSync): StatementSync => {
       statement.setReturnArrays(true);
@@ -186,10 +208,18 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
             valuesById: arrays(db.prepare(`SELECT ${values}, rid FROM ${this.table} WHERE id = ?`)),
             valuesByRid: arrays(db.prepare(`SELECT ${values} FROM ${this.table} WHERE rid = ?`)),
           }),
-      substring: indexes.map((index) => ({
-        insert: db.prepare(`INSERT INTO ${index} (rowid, value) VALUES (?, ?)`),
-        remove: db.prepare(`DELETE FROM ${index} WHERE rowid = ?`),
-      })),
+      substring: indexes.map(([, index]) => {
+        const fts = quoteIdentifier(index.table);
+        const rows = quoteIdentifier(index.rows);
+        const marks = index.fields.map(() => ', ?').join('');
+        return {
+          width: 2 + index.fields.length,
+          insert: db.prepare(`INSERT INTO ${fts} (rowid, value) VALUES (?, ?)`),
+          remove: db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`),
+          insertRow: db.prepare(`INSERT OR REPLACE INTO ${rows} VALUES (?, ?, ?${marks})`),
+          removeRow: db.prepare(`DELETE FROM ${rows} WHERE rid = ?`),
+        };
+      }),
     };
     return this.prepared;
   }
@@ -213,7 +243,17 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       )
       .all(prefix.length, prefix) as { name: string }[];
     for (const { name } of indexes) {
-      this.substringIndexes.set(name.slice(prefix.length), name);
+      const rows = `${name}:rows`;
+      const columns = this.store.db
+        .prepare(`PRAGMA table_info(${quoteIdentifier(rows)})`)
+        .all() as {
+        name: string;
+      }[];
+      this.substringIndexes.set(name.slice(prefix.length), {
+        table: name,
+        rows,
+        fields: columns.slice(3).map((column) => column.name),
+      });
     }
   }
 
@@ -234,8 +274,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    * of the matches; rare ones select fewest), with the estimated number of rows it yields.
    */
   substringQuery(path: string, trigrams: readonly string[]): SqlDriver | undefined {
-    const table = this.substringIndexes.get(path);
-    if (table === undefined) return undefined;
+    const index = this.substringIndexes.get(path);
+    if (index === undefined) return undefined;
     const statistics = this.trigramStatisticsOf(path);
     const ranked = [...trigrams].sort(
       (a, b) =>
@@ -252,10 +292,19 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     }
     const rarest = chosen[0] === undefined ? 1 : share(chosen[0]);
     return {
-      table,
+      table: index.table,
       query: chosen.map((trigram) => `"${trigram.replaceAll('"', '""')}"`).join(' '),
       rows: Math.ceil(Math.max(rarest, 1 / (statistics.samples + 1)) * statistics.rows),
+      rowsTable: { name: index.rows, fields: index.fields, text: path },
     };
+  }
+
+  column(path: string): string {
+    return fieldExpression(path);
+  }
+
+  columnType(path: string): string {
+    return typeExpression(path);
   }
 
   /**
@@ -306,7 +355,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       return;
     }
     const before = valuesById.get(id) as SQLInputValue[] | undefined;
-    let rid = before?.[substring.length * 2] ?? null;
+    const width = substring.reduce((sum, index) => sum + index.width, 0);
+    let rid = before?.[width] ?? null;
     let after: SQLInputValue[] | undefined;
     if (json === null) {
       if (rid !== null) statements.removeByRid.run(rid);
@@ -315,14 +365,27 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       rid ??= lastInsertRowid;
       after = valuesByRid.get(rid) as SQLInputValue[] | undefined;
     }
-    for (const [index, fts] of substring.entries()) {
-      const oldValue = before?.[index * 2] ?? null;
-      const oldType = before?.[index * 2 + 1] ?? null;
-      const newValue = after?.[index * 2] ?? null;
-      const newType = after?.[index * 2 + 1] ?? null;
-      if (oldType === newType && oldValue === newValue) continue;
-      if (oldType === 'text') fts.remove.run(rid);
-      if (newType === 'text') fts.insert.run(rid, newValue);
+    let at = 0;
+    for (const index of substring) {
+      const old = before?.slice(at, at + index.width) ?? [];
+      const next = after?.slice(at, at + index.width) ?? [];
+      at += index.width;
+      if (old.length === next.length && old.every((value, place) => value === next[place])) {
+        continue;
+      }
+      if (old[1] === 'text') {
+        index.remove.run(rid);
+        index.removeRow.run(rid);
+      }
+      if (next[1] === 'text') {
+        index.insert.run(rid, next[0] ?? null);
+        index.insertRow.run(
+          rid,
+          id,
+          next[0] ?? null,
+          ...next.slice(2).map((value) => value ?? null),
+        );
+      }
     }
   }
 
@@ -490,13 +553,21 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     skip: number,
     take: number,
   ): ViewDocument[] {
-    const { from, params } = this.from(condition);
-    const columns = `${this.table}.rid AS rid, ${this.table}.id AS id`;
-    const rows = this.store
-      .statement(
-        `SELECT ${columns}${condition.exact ? '' : ', doc'} FROM ${from} WHERE ${condition.sql}`,
-      )
-      .all(...params, ...condition.params) as { rid: number; id: string; doc?: string }[];
+    const indexed = this.indexedRows(filter, condition);
+    let rows: { rid: number; id: string; doc?: string }[];
+    if (indexed !== undefined) {
+      rows = this.store
+        .statement(`SELECT indexed.rid AS rid, indexed.key AS id FROM ${indexed.from}`)
+        .all(...indexed.params) as { rid: number; id: string }[];
+    } else {
+      const { from, params } = this.from(condition);
+      const columns = `${this.table}.rid AS rid, ${this.table}.id AS id`;
+      rows = this.store
+        .statement(
+          `SELECT ${columns}${condition.exact ? '' : ', doc'} FROM ${from} WHERE ${condition.sql}`,
+        )
+        .all(...params, ...condition.params) as { rid: number; id: string; doc?: string }[];
+    }
     const test = condition.exact ? undefined : compileFilter(filter);
     const matched =
       test === undefined ? rows : rows.filter((row) => test(JSON.parse(row.doc ?? '{}')));
@@ -507,6 +578,49 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       const found = read.get(row.rid) as { doc: string };
       return JSON.parse(found.doc) as ViewDocument;
     });
+  }
+
+  /**
+   * `FROM … WHERE …` (alias `indexed`, columns `rid` and `key`) over the rows table of the
+   * substring index driving `condition`, when `filter` holds only its text, its fields and `_id`,
+   * all strings: the search is then answered without reading documents. Undefined otherwise.
+   */
+  private indexedRows(
+    filter: Filter,
+    condition: SqlCondition,
+  ): { from: string; params: SQLInputValue[] } | undefined {
+    const table = condition.driver?.rowsTable;
+    if (table === undefined) return undefined;
+    const allowed = new Set(['_id', table.text, ...table.fields]);
+    for (const path of Object.keys(filter)) {
+      if (!allowed.has(path)) return undefined;
+      if (path !== '_id' && (this.shape.mask(path) & ~(TYPE.string | TYPE.null)) !== 0) {
+        return undefined;
+      }
+    }
+    let typed = false;
+    const columns: SqlCollection = {
+      shape: this.shape,
+      column: (path) =>
+        path === '_id'
+          ? 'indexed.key'
+          : path === table.text
+            ? 'indexed.value'
+            : `indexed.${quoteIdentifier(path)}`,
+      // The rows table keeps no JSON types: a condition needing one is answered otherwise.
+      columnType: () => {
+        typed = true;
+        return 'NULL';
+      },
+      substringQuery: (path, trigrams) => this.substringQuery(path, trigrams),
+    };
+    const translated = translateFilter(filter, columns);
+    const { driver } = translated;
+    if (typed || !translated.exact || driver === undefined) return undefined;
+    return {
+      from: `${quoteIdentifier(driver.table)}(?) AS hits CROSS JOIN ${quoteIdentifier(table.name)} AS indexed ON indexed.rid = hits.rowid WHERE ${translated.sql}`,
+      params: [driver.query, ...translated.params],
+    };
   }
 
   findOne(filter: Filter): Promise<ViewDocument | null> {
@@ -567,8 +681,14 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const cached = this.counts.get(key);
     if (cached !== undefined) return Promise.resolve(cached.count);
     const condition = translateFilter(filter, this);
+    const indexed = this.indexedRows(filter, condition);
     let count: number;
-    if (condition.exact) {
+    if (indexed !== undefined) {
+      const row = this.store
+        .statement(`SELECT count(*) AS count FROM ${indexed.from}`)
+        .get(...indexed.params) as { count: number };
+      count = row.count;
+    } else if (condition.exact) {
       const { from, params } = this.from(condition);
       const row = this.store
         .statement(`SELECT count(*) AS count FROM ${from} WHERE ${condition.sql}`)
@@ -837,7 +957,11 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       if (!translatablePath(field)) throw new Error(`index of ${this.name}: bad path ${field}`);
     }
     if (options.substring === true) {
-      for (const field of fields) this.createSubstringIndex(field);
+      const text = fields[fields.length - 1];
+      if (text === undefined || text === '_id' || fields.slice(0, -1).includes('_id')) {
+        throw new Error(`substring index of ${this.name}: fields, then the text (no _id)`);
+      }
+      this.createSubstringIndex(text, fields.slice(0, -1));
       return Promise.resolve();
     }
     const unique = options.unique ?? false;
@@ -863,16 +987,20 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   }
 
   /**
-   * An FTS5 trigram index of the string values at `path`, without a copy of the text
-   * (contentless, rows deleted with their document; FTS5 `secure-delete`, so a deleted value
-   * leaves no index entries), kept current by the writes of {@link write}.
+   * An FTS5 trigram index of the string values at `path` (contentless, FTS5 `secure-delete`: a
+   * deleted value leaves no index entries), and a table of the indexed rows (`rid`, `key` =
+   * `_id`, `value`, then `fields`) in which a search whose other conditions are equalities on
+   * `fields` checks its candidates without reading their documents. Both are kept current by
+   * {@link write}.
    */
-  private createSubstringIndex(path: string): void {
+  private createSubstringIndex(path: string, fields: readonly string[]): void {
     if (this.substringIndexes.has(path)) return;
     const name = `${tableName(this.name)}:substring:${path}`;
     const index = quoteIdentifier(name);
-    const value = (row: string): string => fieldExpression(path, row);
-    const isText = (row: string): string => `${typeExpression(path, row)} = 'text'`;
+    const rows = `${name}:rows`;
+    const columns = fields.map((field) => `, ${quoteIdentifier(field)}`).join('');
+    const values = fields.map((field) => `, ${fieldExpression(field)}`).join('');
+    const isText = `${typeExpression(path)} = 'text'`;
     // Written before the index exists: the held changes reach the table first.
     this.store.writeThrough(() => {
       const { db } = this.store;
@@ -882,9 +1010,13 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       // Merges fewer, larger segments: faster writes, and searches no slower (measured).
       db.exec(`INSERT INTO ${index} (${index}, rank) VALUES ('automerge', 8)`);
       db.exec(`INSERT INTO ${index} (rowid, value)
-        SELECT rid, ${value('doc')} FROM ${this.table} WHERE ${isText('doc')}`);
+        SELECT rid, ${fieldExpression(path)} FROM ${this.table} WHERE ${isText}`);
+      db.exec(`CREATE TABLE ${quoteIdentifier(rows)} (
+        rid INTEGER PRIMARY KEY, key TEXT NOT NULL, value TEXT NOT NULL${columns})`);
+      db.exec(`INSERT INTO ${quoteIdentifier(rows)}
+        SELECT rid, id, ${fieldExpression(path)}${values} FROM ${this.table} WHERE ${isText}`);
     });
-    this.substringIndexes.set(path, name);
+    this.substringIndexes.set(path, { table: name, rows, fields });
     this.prepared = undefined;
   }
 }

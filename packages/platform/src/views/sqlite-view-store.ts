@@ -223,9 +223,11 @@ export class SqliteViewStore implements ViewStore {
     const collection = this.collections.get(name);
     const table = tableName(name);
     const prefix = `${table}:substring:`;
+    // The collection's table (its indexes go with it), its trigram indexes and their rows tables.
     const dependents = this.db
       .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR (sql LIKE 'CREATE VIRTUAL TABLE%' AND substr(name, 1, ?) = ?))",
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND (name = ? OR (substr(name, 1, ?) = ?
+          AND (sql LIKE 'CREATE VIRTUAL TABLE%' OR name LIKE '%:rows')))`,
       )
       .all(table, prefix.length, prefix) as { name: string }[];
     transaction(this.db, () => {

@@ -39,7 +39,8 @@ export const contactsView = (views: ViewStore): ViewCollection<ContactView> =>
  * Creates the indexes of the contacts view: {projectId}, {projectId, email}, those of the
  * list's filter and orders (GET /contacts `subscribed`, `sort=createdAt|updatedAt`):
  * {projectId, subscribed}, {projectId, createdAt}, {projectId, updatedAt}, and a substring index
- * of `email` for `GET /contacts?search=` (case-insensitive literal substring). Email uniqueness
+ * of `email` keeping `projectId` beside it, for `GET /contacts?search=` (case-insensitive literal
+ * substring). Email uniqueness
  * is enforced by the claim streams of the event store, not by the view: across streams the view
  * may briefly lag one contact's release of an address behind another contact's claim of it.
  */
@@ -50,7 +51,7 @@ export async function createContactIndexes(views: ViewStore): Promise<void> {
   await contacts.createIndex({ projectId: 1, subscribed: 1 });
   await contacts.createIndex({ projectId: 1, createdAt: 1 });
   await contacts.createIndex({ projectId: 1, updatedAt: 1 });
-  await contacts.createIndex({ email: 1 }, { substring: true });
+  await contacts.createIndex({ projectId: 1, email: 1 }, { substring: true });
 }
 
 /** The contact id of a contact stream's event. */
