@@ -588,7 +588,9 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private indexedRows(
     filter: Filter,
     condition: SqlCondition,
-  ): { from: string; params: SQLInputValue[] } | undefined {
+  ):
+    | { from: string; params: SQLInputValue[]; where: string; whereParams: SQLInputValue[] }
+    | undefined {
     const table = condition.driver?.rowsTable;
     if (table === undefined) return undefined;
     const allowed = new Set(['_id', table.text, ...table.fields]);
@@ -620,7 +622,41 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     return {
       from: `${quoteIdentifier(driver.table)}(?) AS hits CROSS JOIN ${quoteIdentifier(table.name)} AS indexed ON indexed.rid = hits.rowid WHERE ${translated.sql}`,
       params: [driver.query, ...translated.params],
+      where: translated.sql,
+      whereParams: translated.params,
     };
+  }
+
+  /**
+   * A page in `_id` order of a search answered by a substring index's rows table, walking the
+   * table's `key` index and keeping the rows among the trigram candidates: it stops at the end
+   * of the page, so a common substring costs a page, not its matches. Undefined when the rows
+   * table cannot answer the filter.
+   */
+  private walkIndexed(
+    filter: Filter,
+    condition: SqlCondition,
+    direction: 1 | -1,
+    skip: number,
+    take: number,
+  ): ViewDocument[] | undefined {
+    const { driver } = condition;
+    const table = driver?.rowsTable;
+    if (driver === undefined || table === undefined) return undefined;
+    const indexed = this.indexedRows(filter, condition);
+    if (indexed === undefined) return undefined;
+    const order = direction === 1 ? 'ASC' : 'DESC';
+    const rows = this.store
+      .statement(
+        `SELECT indexed.rid AS rid FROM ${quoteIdentifier(table.name)} AS indexed
+          WHERE indexed.rid IN (SELECT rowid FROM ${quoteIdentifier(driver.table)}(?))
+          AND ${indexed.where} ORDER BY indexed.key ${order} LIMIT ? OFFSET ?`,
+      )
+      .all(driver.query, ...indexed.whereParams, take, skip) as { rid: number }[];
+    const read = this.statements().byRid;
+    return rows.map(
+      (row) => JSON.parse((read.get(row.rid) as { doc: string }).doc) as ViewDocument,
+    );
   }
 
   findOne(filter: Filter): Promise<ViewDocument | null> {
@@ -655,6 +691,14 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const sort = options.sort;
     const byId = sort !== undefined && Object.keys(sort).length === 1 ? sort._id : undefined;
     if (condition.driver !== undefined && byId !== undefined && take !== undefined) {
+      // Many candidates, and no count to take on the way (it is known, or this is a later
+      // page): walk the index rows in `_id` order and stop at the page's end.
+      const known = this.counts.get(JSON.stringify(filter))?.count;
+      const matches = known ?? (filter._id === undefined ? undefined : condition.driver.rows);
+      if (matches !== undefined && matches >= this.store.options.walkRows) {
+        const walked = this.walkIndexed(filter, condition, byId, skip, take);
+        if (walked !== undefined) return Promise.resolve(walked);
+      }
       if (condition.driver.rows <= ONE_PASS_ROWS) {
         return Promise.resolve(this.onePass(filter, condition, byId, skip, take));
       }
@@ -1015,6 +1059,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
         rid INTEGER PRIMARY KEY, key TEXT NOT NULL, value TEXT NOT NULL${columns})`);
       db.exec(`INSERT INTO ${quoteIdentifier(rows)}
         SELECT rid, id, ${fieldExpression(path)}${values} FROM ${this.table} WHERE ${isText}`);
+      db.exec(`CREATE INDEX ${quoteIdentifier(`${rows}:key`)} ON ${quoteIdentifier(rows)} (key)`);
     });
     this.substringIndexes.set(path, { table: name, rows, fields });
     this.prepared = undefined;

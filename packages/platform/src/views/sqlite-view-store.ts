@@ -17,6 +17,11 @@ export interface SqliteViewStoreOptions {
   pendingBytes?: number;
   /** Changed documents held in memory before they are written at once (default 1,000). */
   pendingDocuments?: number;
+  /**
+   * Fewest matches of a substring search for which a page walks the `_id` order of the index's
+   * rows instead of sorting every match (default 2,000).
+   */
+  walkRows?: number;
 }
 
 /** Prepared statements kept per store; the least recently used beyond this are finalised. */
@@ -51,7 +56,7 @@ export class SqliteViewStore implements ViewStore {
   private pendingBytes = 0;
   private pendingCount = 0;
   private flushTimer: NodeJS.Timeout | undefined;
-  private readonly options: Required<SqliteViewStoreOptions>;
+  readonly options: Readonly<Required<SqliteViewStoreOptions>>;
   private readonly dataVersion: StatementSync;
   private seenVersion: number;
 
@@ -61,6 +66,7 @@ export class SqliteViewStore implements ViewStore {
       flushMs: options.flushMs ?? 50,
       pendingBytes: options.pendingBytes ?? 4 * 1024 * 1024,
       pendingDocuments: options.pendingDocuments ?? 1000,
+      walkRows: options.walkRows ?? 2000,
     };
     db.exec(`CREATE TABLE IF NOT EXISTS view_paths (
       collection TEXT NOT NULL, path TEXT NOT NULL, mask INTEGER NOT NULL,
@@ -230,12 +236,19 @@ export class SqliteViewStore implements ViewStore {
           AND (sql LIKE 'CREATE VIRTUAL TABLE%' OR name LIKE '%:rows')))`,
       )
       .all(table, prefix.length, prefix) as { name: string }[];
-    transaction(this.db, () => {
-      for (const { name: dependent } of dependents) {
-        this.db.exec(`DROP TABLE IF EXISTS ${quoteIdentifier(dependent)}`);
-      }
-      this.db.prepare('DELETE FROM view_paths WHERE collection = ?').run(name);
-    });
+    // A view holds what its projection made of the log, never an erased contact (erasures
+    // remove their documents with secure_delete at once): its pages are freed, not overwritten.
+    this.db.exec('PRAGMA secure_delete = OFF');
+    try {
+      transaction(this.db, () => {
+        for (const { name: dependent } of dependents) {
+          this.db.exec(`DROP TABLE IF EXISTS ${quoteIdentifier(dependent)}`);
+        }
+        this.db.prepare('DELETE FROM view_paths WHERE collection = ?').run(name);
+      });
+    } finally {
+      this.db.exec('PRAGMA secure_delete = ON');
+    }
     this.forgetStatements(table);
     collection?.reset();
     return Promise.resolve();
