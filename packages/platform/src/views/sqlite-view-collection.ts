@@ -646,10 +646,11 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const indexed = this.indexedRows(filter, condition);
     if (indexed === undefined) return undefined;
     const order = direction === 1 ? 'ASC' : 'DESC';
+    // `+rid`: the candidates are a membership test, so SQLite walks the `key` index in order.
     const rows = this.store
       .statement(
         `SELECT indexed.rid AS rid FROM ${quoteIdentifier(table.name)} AS indexed
-          WHERE indexed.rid IN (SELECT rowid FROM ${quoteIdentifier(driver.table)}(?))
+          WHERE +indexed.rid IN (SELECT rowid FROM ${quoteIdentifier(driver.table)}(?))
           AND ${indexed.where} ORDER BY indexed.key ${order} LIMIT ? OFFSET ?`,
       )
       .all(driver.query, ...indexed.whereParams, take, skip) as { rid: number }[];
