@@ -60,7 +60,10 @@ interface Prepared {
   upsert: StatementSync;
   removeById: StatementSync;
   removeByRid: StatementSync;
-  /** Values and JSON types of the trigram-indexed paths, then `rid`: by id, and by rid. */
+  /**
+   * Per substring index its text, the text's JSON type and its fields, then (by id) `rid`:
+   * read by id before a write and by rid after it.
+   */
   valuesById?: StatementSync;
   valuesByRid?: StatementSync;
   /** Per substring index: its values' width in `values…`, its FTS5 and rows writes. */
@@ -129,8 +132,9 @@ function sortDocuments(documents: ViewDocument[], sort: Record<string, 1 | -1>):
 
 /**
  * One collection of {@link SqliteViewStore}: table `view:<name>`, its expression indexes
- * (`view:<name>:<fields>`) and trigram indexes (`view:<name>:substring:<path>`, kept by
- * triggers). See the store for the design.
+ * (`view:<name>:<fields>`) and substring indexes (FTS5 table `view:<name>:substring:<path>` and
+ * its rows table `…:rows`, kept current by {@link SqliteViewCollection.write}). See the store for
+ * the design.
  */
 export class SqliteViewCollection implements ViewCollection, SqlCollection {
   readonly name: string;
@@ -216,7 +220,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
           width: 2 + index.fields.length,
           insert: db.prepare(`INSERT INTO ${fts} (rowid, value) VALUES (?, ?)`),
           remove: db.prepare(`DELETE FROM ${fts} WHERE rowid = ?`),
-          insertRow: db.prepare(`INSERT OR REPLACE INTO ${rows} VALUES (?, ?, ?${marks})`),
+          insertRow: db.prepare(`INSERT INTO ${rows} VALUES (?, ?, ?${marks})`),
           removeRow: db.prepare(`DELETE FROM ${rows} WHERE rid = ?`),
         };
       }),
