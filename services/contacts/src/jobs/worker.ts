@@ -340,8 +340,10 @@ export class ContactJobWorker {
         results.set(index, { outcome: kind, position: outcome.position });
       }
     }
-    const run: RowsRun = { reached: size, counts: {}, errors: [], position: 0 };
-    for (let index = start; index < size; index += 1) {
+    // Stopped between slices: the rows before the first one not run are done.
+    const reached = inputRows[outcomes.length] ?? size;
+    const run: RowsRun = { reached, counts: {}, errors: [], position: 0 };
+    for (let index = start; index < reached; index += 1) {
       const result = results.get(index);
       if (result === undefined) continue;
       run.counts[result.outcome] = (run.counts[result.outcome] ?? 0) + 1;
@@ -355,13 +357,14 @@ export class ContactJobWorker {
    * Upserts `inputs` in slices of {@link IMPORT_SLICE} rows, each slice's contacts appended
    * together; between slices the worker waits for the views to reflect the slice, so the log
    * never runs far ahead of the projections (a request's read-your-writes wait stays short).
-   * Slices run in order, so rows repeating an email keep their order.
+   * Slices run in order, so rows repeating an email keep their order. When the worker stops,
+   * the outcomes of the slices run so far are returned.
    */
   private async upsertInSlices(
     inputs: readonly UpsertRecipientInput[],
   ): Promise<(UpsertRecipientResult | ApiError)[]> {
     const outcomes: (UpsertRecipientResult | ApiError)[] = [];
-    for (let start = 0; start < inputs.length; start += IMPORT_SLICE) {
+    for (let start = 0; start < inputs.length && !this.stopping; start += IMPORT_SLICE) {
       const slice = await this.deps.commands.upsertRecipients(
         inputs.slice(start, start + IMPORT_SLICE),
       );
