@@ -109,9 +109,6 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
         }
       : {};
   const bootstrap = await accounts.api.bootstrap(given);
-  // Ready once the views reflect what the log held at start (a backlog left by a stop), or
-  // after the read-your-writes bound.
-  await awaitViewsOf(modules, VIEW_WAIT_MS)(await platform.store.headPosition());
 
   let ready = false;
   const app = createGateway({

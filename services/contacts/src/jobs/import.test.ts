@@ -88,11 +88,19 @@ async function uploadFile(api: ServedRouter, path: string): Promise<{ status: nu
   return { status: response.status, body: (await response.json()) as Job };
 }
 
-/** Polls a job until it ends (COMPLETED or FAILED). */
+/**
+ * Polls a job until it ends (COMPLETED or FAILED). A job written before the platform started is
+ * shown once the views have caught up with the log: 404 is awaited for 5 s at most.
+ */
 async function finished(api: ServedRouter, jobId: string): Promise<Job> {
+  const shownBy = Date.now() + 5000;
   for (;;) {
     const response = await api.request('GET', `/contacts/import/${jobId}`);
     const job = response.body as Job;
+    if (response.status === 404 && Date.now() < shownBy) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
     if (response.status !== 200) throw new Error(JSON.stringify(job));
     if (job.status === 'COMPLETED' || job.status === 'FAILED') return job;
     await new Promise((resolve) => setTimeout(resolve, 50));
