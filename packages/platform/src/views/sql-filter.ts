@@ -211,7 +211,7 @@ function range(
 
 /**
  * The characters of a regular expression made only of literal characters (metacharacters
- * escaped with `\`), or undefined when it has any other construct.
+ * escaped with `\`), or undefined when it holds another construct.
  */
 export function regexLiteral(pattern: string): string | undefined {
   let text = '';

@@ -154,3 +154,24 @@ describe('SqliteViewStore pages in _id order through writes (mingo as the refere
     );
   });
 });
+
+describe('SqliteViewStore upgrade', () => {
+  it('moves the documents of the earlier single table into the collections, once', async () => {
+    const db = openDatabase(':memory:');
+    db.exec(`CREATE TABLE view_documents (
+        collection TEXT NOT NULL, id TEXT NOT NULL, document TEXT NOT NULL,
+        PRIMARY KEY (collection, id)) WITHOUT ROWID;
+      INSERT INTO view_documents VALUES
+        ('outbox', 'e1', '{"_id":"e1","projectId":"p","capturedAt":"2026-01-01"}'),
+        ('idempotency', 'k1', '{"_id":"k1","expiresAt":"2026-01-02"}');`);
+    const views = new SqliteViewStore(db);
+    expect(await views.collection('outbox').find({ projectId: 'p' })).toEqual([
+      { _id: 'e1', projectId: 'p', capturedAt: '2026-01-01' },
+    ]);
+    expect(await views.collection('idempotency').countDocuments({})).toBe(1);
+    const old = db.prepare("SELECT name FROM sqlite_master WHERE name = 'view_documents'").all();
+    expect(old).toEqual([]);
+    await views.close();
+    db.close();
+  });
+});
