@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { call, getOk, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 const sandboxFrom = 'hello@sandbox.stamp.localhost';
@@ -21,13 +21,7 @@ const BUILT_IN = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', 'isPro
  */
 describe('data keys named like built-in object properties', () => {
   let stamp: Stamp & { dataDir: string };
-  const get = async <T>(path: string): Promise<T> => {
-    const response = await call(stamp.url, sk, 'GET', path);
-    if (response.status !== 200) {
-      throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-    }
-    return response.body as T;
-  };
+  const get = <T>(path: string): Promise<T> => getOk<T>(stamp.url, sk, path);
   const fields = async (): Promise<Map<string, Field>> => {
     const listed = await get<{ fields: Field[] }>('/contacts/fields');
     return new Map(listed.fields.map((field) => [field.name, field]));

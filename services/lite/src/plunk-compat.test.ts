@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { call, getOk, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 const sandboxFrom = 'hello@sandbox.stamp.localhost';
@@ -33,13 +33,7 @@ interface ErrorBody {
 /** Compatibility with Plunk's published API where the specification is silent. */
 describe("Plunk's published API", () => {
   let stamp: Stamp & { dataDir: string };
-  const get = async <T>(path: string): Promise<T> => {
-    const response = await call(stamp.url, sk, 'GET', path);
-    if (response.status !== 200) {
-      throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-    }
-    return response.body as T;
-  };
+  const get = <T>(path: string): Promise<T> => getOk<T>(stamp.url, sk, path);
   /** Every item of a cursor list, following cursors. */
   const walk = async <T>(path: string): Promise<T[]> => {
     const items: T[] = [];

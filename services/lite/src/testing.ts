@@ -53,6 +53,18 @@ export function call(
   });
 }
 
+/**
+ * GET `path` with `key`, expecting 200: the body as `T`.
+ * @throws Error naming the path, the status and the body otherwise.
+ */
+export async function getOk<T>(baseUrl: string, key: string, path: string): Promise<T> {
+  const response = await call(baseUrl, key, 'GET', path);
+  if (response.status !== 200) {
+    throw new Error(`GET ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return response.body as T;
+}
+
 /** Sends `signal` to `child` unless it has exited, and waits for its exit. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
