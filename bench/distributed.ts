@@ -146,6 +146,7 @@ try {
     STAMP_DOMAINS_URL: placeholder,
     STAMP_SENDING_URL: placeholder,
     STAMP_ACTIVITY_URL: placeholder,
+    STAMP_SEGMENTS_URL: placeholder,
     STAMP_RATE_LIMIT_PER_MINUTE: '100000000',
   });
   const latencies: number[] = [];

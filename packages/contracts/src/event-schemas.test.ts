@@ -309,6 +309,22 @@ describe('the events the services really append', () => {
     })) as { jobId: string };
     await jobEnded(`/contacts/bulk/${bulk.jobId}`);
 
+    // Segments: dynamic (created, counted, changed), static (members in and out), deleted.
+    const dynamic = (await api('POST', '/segments', {
+      name: 'Pro',
+      condition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+      },
+    })) as { id: string };
+    await api('PATCH', `/segments/${dynamic.id}`, { name: 'Pros', description: null });
+    const fixed = (await api('POST', '/segments', { name: 'Beta', type: 'STATIC' })) as {
+      id: string;
+    };
+    await api('POST', `/segments/${fixed.id}/members`, { emails: ['row1@example.org'] });
+    await api('DELETE', `/segments/${fixed.id}/members`, { emails: ['row1@example.org'] });
+    await api('DELETE', `/segments/${dynamic.id}`);
+
     // Deleting a contact erases its personal data in the log.
     await api('DELETE', `/contacts/${contact.id}`);
     await until('the SMTP delivery outcome', async () => {

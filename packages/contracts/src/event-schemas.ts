@@ -655,6 +655,68 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       deletedAt: dateTime('Time of the deletion'),
     }),
   ),
+
+  // segments
+  SegmentCreated: v1(
+    'segment',
+    'A segment was created in a project.',
+    object('The segment.', {
+      segmentId: nonEmpty('Segment id.'),
+      projectId: nonEmpty('Project id.'),
+      name: nonEmpty('Name.'),
+      description: clearable('Description.'),
+      segmentType: oneOfStrings(['DYNAMIC', 'STATIC'], 'Segment type.'),
+      condition: {
+        description:
+          'The condition of a DYNAMIC segment (API reference, "Filter language"); null for STATIC.',
+        anyOf: [{ type: 'object' }, { type: 'null' }],
+      },
+      trackMembership: flag('Whether membership is tracked with entry and exit events.'),
+      createdAt: dateTime('Time of the creation'),
+    }),
+  ),
+  SegmentUpdated: v1(
+    'segment',
+    'Fields of a segment changed; only the changed ones are present.',
+    object(
+      'The change.',
+      {
+        name: nonEmpty('Name.'),
+        description: clearable('Description.'),
+        condition: { type: 'object', description: 'The new condition (DYNAMIC only).' },
+        trackMembership: flag('Whether membership is tracked.'),
+        updatedAt: dateTime('Time of the change'),
+      },
+      ['updatedAt'],
+    ),
+  ),
+  SegmentDeleted: v1(
+    'segment',
+    'A segment was deleted.',
+    object('The deletion.', { deletedAt: dateTime('Time of the deletion') }),
+  ),
+  SegmentMembersAdded: v1(
+    'segment',
+    'Contacts joined a STATIC segment (ids that were not members).',
+    object('The members.', {
+      contactIds: { type: 'array', items: nonEmpty('Contact id.'), description: 'Contact ids.' },
+    }),
+  ),
+  SegmentMembersRemoved: v1(
+    'segment',
+    'Contacts left a STATIC segment (ids that were members).',
+    object('The members.', {
+      contactIds: { type: 'array', items: nonEmpty('Contact id.'), description: 'Contact ids.' },
+    }),
+  ),
+  SegmentCounted: v1(
+    'segment',
+    "The segment's members were counted.",
+    object('The count.', {
+      memberCount: count('Members counted.'),
+      countedAt: dateTime('Time of the count'),
+    }),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -720,6 +782,11 @@ export const TOPICS: readonly TopicInfo[] = [
   ),
   topic('email', 'sending', 'Emails and their delivery (streams `email-<emailId>`).'),
   topic('template', 'sending', 'Templates (streams `template-<templateId>`).'),
+  topic(
+    'segment',
+    'segments',
+    'Segments: definitions, static members and counts (streams `segment-<segmentId>`).',
+  ),
 ];
 
 /** Default prefix of topic names. */

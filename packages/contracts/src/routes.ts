@@ -5,7 +5,14 @@
  */
 
 /** The services that own public routes, in the gateway's mounting order. */
-export const ROUTED_SERVICES = ['accounts', 'contacts', 'domains', 'sending', 'activity'] as const;
+export const ROUTED_SERVICES = [
+  'accounts',
+  'contacts',
+  'domains',
+  'sending',
+  'activity',
+  'segments',
+] as const;
 
 /** A service that owns public routes. */
 export type RoutedService = (typeof ROUTED_SERVICES)[number];
@@ -17,6 +24,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   domains: ['/domains'],
   sending: ['/emails', '/outbox', '/templates', '/v1/send'],
   activity: ['/activity'],
+  segments: ['/segments'],
 };
 
 /** Path prefixes answered without an API key (signed links in emails). */

@@ -14,7 +14,16 @@ const mongo = engineUrl(MONGODB, 'distributed end-to-end');
 const engines = brokers !== undefined && mongo !== undefined ? `${brokers} ${mongo}` : undefined;
 
 type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
-const SERVICES = ['relay', 'accounts', 'contacts', 'domains', 'sending', 'activity', 'gateway'];
+const SERVICES = [
+  'relay',
+  'accounts',
+  'contacts',
+  'domains',
+  'sending',
+  'activity',
+  'segments',
+  'gateway',
+];
 const KEYS = {
   secret: 'sk_distributedsecret0123456789ab',
   public: 'pk_distributedpublic0123456789ab',
@@ -123,8 +132,8 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 }
 
 /**
- * The distributed mode end to end: gateway, accounts, contacts, domains, sending, activity and the
- * relay as separate processes from their entry points; the embedded event store shared on one
+ * The distributed mode end to end: gateway, accounts, contacts, domains, sending, activity,
+ * segments and the relay as separate processes from their entry points; the embedded event store shared on one
  * disk, Kafka as the bus, MongoDB (or its stand-in) for the views.
  */
 describeWith(engines)('distributed mode, one process per service', () => {
@@ -163,6 +172,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_DOMAINS_URL: urlOf('domains'),
       STAMP_SENDING_URL: urlOf('sending'),
       STAMP_ACTIVITY_URL: urlOf('activity'),
+      STAMP_SEGMENTS_URL: urlOf('segments'),
       STAMP_PUBLIC_URL: urlOf('gateway'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
@@ -245,6 +255,40 @@ describeWith(engines)('distributed mode, one process per service', () => {
     const consumer = inTrace().find((span) => span.service === 'stamp-activity')!;
     expect(consumer.parentSpanId).toBe(append.spanId);
   }, 90_000);
+
+  it('evaluates segments in their own process on contacts, events and emails read from Kafka', async () => {
+    // ada@example.org tracked signed-up with plan pro and was sent an email (previous test).
+    const created = await call('POST', '/segments', {
+      name: 'Pro sign-ups',
+      condition: {
+        logic: 'AND',
+        groups: [
+          {
+            filters: [
+              { field: 'data.plan', operator: 'equals', value: 'pro' },
+              { field: 'event.signed-up', operator: 'triggeredWithin', value: 1, unit: 'days' },
+              { field: 'email.sent', operator: 'triggered' },
+            ],
+          },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const segment = created.body as { id: string; memberCount: number };
+    expect(segment.memberCount).toBe(1);
+    const members = await call('GET', `/segments/${segment.id}/contacts`);
+    expect(members.body).toMatchObject({ total: 1, data: [{ email: 'ada@example.org' }] });
+
+    const fixed = (await call('POST', '/segments', { name: 'Beta', type: 'STATIC' })).body as {
+      id: string;
+    };
+    const added = await call('POST', `/segments/${fixed.id}/members`, {
+      emails: ['ada@example.org', 'grace@example.org'],
+      createMissing: true,
+    });
+    expect(added.body).toMatchObject({ added: 2, created: 1 });
+    expect((await call('GET', `/segments/${fixed.id}`)).body).toMatchObject({ memberCount: 2 });
+  }, 60_000);
 
   it('loses and duplicates nothing when the sending process is killed and restarted', async () => {
     const sending = processes.get('sending')!;

@@ -13,6 +13,7 @@ import {
   Secrets,
   SmtpMailer,
 } from '@stamp/platform';
+import { createSegmentsService } from '@stamp/segments';
 import { createSendingService } from '@stamp/sending';
 
 import type { StampConfig } from './config.ts';
@@ -81,6 +82,7 @@ export function createServices(
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));
+  modules.push(createSegmentsService({ ...base, contacts: contacts.api }));
   return { modules, accounts, relay };
 }
 

@@ -47,6 +47,15 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/domains/:id/verify' },
   { method: 'GET', path: '/domains/project/:id' },
   { method: 'DELETE', path: '/domains/:id' },
+  { method: 'GET', path: '/segments' },
+  { method: 'POST', path: '/segments' },
+  { method: 'GET', path: '/segments/:id' },
+  { method: 'PATCH', path: '/segments/:id' },
+  { method: 'DELETE', path: '/segments/:id' },
+  { method: 'GET', path: '/segments/:id/contacts' },
+  { method: 'POST', path: '/segments/:id/members' },
+  { method: 'DELETE', path: '/segments/:id/members' },
+  { method: 'POST', path: '/segments/:id/refresh' },
   { method: 'GET', path: '/outbox' },
   { method: 'GET', path: '/outbox/:id' },
   { method: 'GET', path: '/emails/:id' },
@@ -90,6 +99,39 @@ const plausible = fc.record(
     domain: fc.oneof(fc.domain(), json),
     name: json,
     type: json,
+    description: json,
+    trackMembership: json,
+    createMissing: json,
+    emails: fc.oneof(json, fc.array(fc.oneof(fc.emailAddress(), json), { maxLength: 3 })),
+    condition: fc.oneof(
+      json,
+      fc.record({
+        logic: fc.oneof(fc.constantFrom('AND', 'OR'), json),
+        groups: fc.oneof(
+          json,
+          fc.array(
+            fc.record({
+              filters: fc.oneof(
+                json,
+                fc.array(
+                  fc.record({
+                    field: fc.oneof(
+                      fc.constantFrom('email', 'subscribed', 'data.plan', 'event.x', 'segment.x'),
+                      json,
+                    ),
+                    operator: fc.oneof(fc.constantFrom('equals', 'within', 'triggered'), json),
+                    value: json,
+                    unit: json,
+                  }),
+                  { maxLength: 2 },
+                ),
+              ),
+            }),
+            { maxLength: 2 },
+          ),
+        ),
+      }),
+    ),
   },
   { requiredKeys: [] },
 );

@@ -3,3 +3,4 @@
  * membership. So far its filter language (`condition/`), shared with campaign audience filters.
  */
 export * from './condition/index.ts';
+export { createSegmentsService, type SegmentsServiceDeps } from './service.ts';

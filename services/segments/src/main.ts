@@ -1,0 +1,38 @@
+// First: starts OpenTelemetry before the modules it instruments are loaded.
+import { telemetry } from '@stamp/platform/telemetry/register.ts';
+import type { ContactsApi } from '@stamp/contracts';
+import {
+  checkAdapters,
+  portWithDefault,
+  processEnvSchema,
+  remoteApi,
+  runService,
+} from '@stamp/host';
+import { z } from 'zod';
+
+import { createSegmentsService } from './service.ts';
+
+/** Environment of the segments process: the platform's, the port, where contacts answers. */
+const schema = processEnvSchema
+  .extend({
+    STAMP_PORT: portWithDefault(3007),
+    STAMP_CONTACTS_URL: z.url(),
+  })
+  .superRefine(checkAdapters);
+
+/**
+ * The segments service alone in its process (distributed mode): the segment routes and their
+ * projections. It reaches the contacts service over its internal HTTP API.
+ */
+runService(
+  'segments',
+  schema,
+  ({ env, deps }) => {
+    const contacts = remoteApi<ContactsApi>('contacts', ['upsertRecipient'], {
+      url: env.STAMP_CONTACTS_URL,
+      token: env.STAMP_INTERNAL_TOKEN ?? '',
+    });
+    return { module: createSegmentsService({ ...deps, contacts }) };
+  },
+  telemetry,
+);

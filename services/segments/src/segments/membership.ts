@@ -1,0 +1,87 @@
+/**
+ * Who is in a segment, answered from the audience view: the MongoDB filter of a segment's
+ * members (static: the contacts whose `segments` hold its id; dynamic: its condition compiled at
+ * this instant), their count, and the validation of a condition against the project's segments.
+ */
+import type { Filter, ViewStore } from '@stamp/platform';
+
+import { audienceView, liveContacts } from '../audience/projection.ts';
+import {
+  checkSegmentReferences,
+  compileCondition,
+  type Condition,
+  parseCondition,
+  type SegmentResolver,
+} from '../condition/index.ts';
+import type { KnownSegment } from './events.ts';
+import { LIVE, segmentsView } from './views.ts';
+
+/** Membership queries of segments. */
+export interface SegmentMembership {
+  /**
+   * Parses `input` as the condition of segment `segmentId` of the project and checks its
+   * references to the project's segments.
+   * @throws ApiError 422 VALIDATION_ERROR naming the path (`condition.groups.0.filters.1.field`),
+   *   for a malformed condition, an unknown segment or a cycle of references.
+   */
+  validate(projectId: string, input: unknown, segmentId: string): Promise<Condition>;
+  /** The filter of the segment's live members in the audience view, evaluated now. */
+  filter(segment: KnownSegment): Promise<Filter>;
+  /** The number of the segment's live members now. */
+  count(segment: KnownSegment): Promise<number>;
+}
+
+/** Builds the membership queries over the segments and audience views. */
+export function createSegmentMembership(
+  views: ViewStore,
+  now = (): Date => new Date(),
+): SegmentMembership {
+  const segments = segmentsView(views);
+  const audience = audienceView(views);
+
+  /**
+   * The project's segments as references. A dynamic segment is tested by its condition (inlined)
+   * whether or not its membership is tracked: the result is the same, and never behind.
+   */
+  async function resolverOf(projectId: string): Promise<SegmentResolver> {
+    const found = await segments.find({ projectId, ...LIVE });
+    const byId = new Map(found.map((segment) => [segment._id, segment]));
+    return (id) => {
+      const segment = byId.get(id);
+      if (segment === undefined) return undefined;
+      return segment.type === 'STATIC'
+        ? { type: 'STATIC', trackMembership: false }
+        : { type: 'DYNAMIC', condition: segment.condition ?? undefined, trackMembership: false };
+    };
+  }
+
+  const membership: SegmentMembership = {
+    async validate(projectId, input, segmentId) {
+      const condition = parseCondition(input);
+      checkSegmentReferences(condition, {
+        now: now(),
+        resolveSegment: await resolverOf(projectId),
+        segmentId,
+      });
+      return condition;
+    },
+
+    async filter(segment) {
+      const live = liveContacts(segment.projectId);
+      if (segment.type === 'STATIC' || segment.condition === null) {
+        return { ...live, segments: segment.id };
+      }
+      const compiled = compileCondition(segment.condition, {
+        now: now(),
+        resolveSegment: await resolverOf(segment.projectId),
+        segmentId: segment.id,
+      });
+      return { $and: [live, compiled] };
+    },
+
+    async count(segment) {
+      return audience.countDocuments(await membership.filter(segment));
+    },
+  };
+  return membership;
+}
