@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createAccountsService } from '@stamp/accounts';
@@ -21,15 +21,18 @@ import { benchDirectory, figure, KEYS, startProcess, startStamp } from './harnes
  */
 const count = Number(process.env.CONTACTS ?? 1_000_000);
 const samples = Number(process.env.SAMPLES ?? 40);
-/** A data folder seeded by an earlier run (`STAMP_DATA_DIR`) skips the seeding. */
-const reuse = process.env.STAMP_DATA_DIR;
-const dataDir = reuse ?? benchDirectory('stamp-million-');
+/**
+ * A data folder named by `STAMP_DATA_DIR` is kept after the run: seeded when it holds no event
+ * store yet, reused as it is otherwise (skipping the seeding).
+ */
+const kept = process.env.STAMP_DATA_DIR;
+const dataDir = kept ?? benchDirectory('stamp-million-');
 const logger = createLogger({ level: 'warn' });
 const plans = ['free', 'pro', 'team', 'enterprise'];
 const countries = ['FR', 'DE', 'US', 'JP', 'BR', 'IN', 'NG', 'PL'];
 
 const seeded = performance.now();
-if (reuse === undefined) {
+if (!existsSync(join(dataDir, 'stamp.db'))) {
   // The first start creates the project the bootstrap keys belong to.
   await (await startStamp({ STAMP_DATA_DIR: dataDir })).stop();
   const platform = openEmbeddedPlatform({ dataDir, logger });
