@@ -32,9 +32,9 @@ const EVERYTHING: ViewFilter = {};
 /** Matches no document. */
 const NOTHING: ViewFilter = { $nor: [{}] };
 
-const all = (parts: ViewFilter[]): ViewFilter =>
+const allOfFilters = (parts: ViewFilter[]): ViewFilter =>
   parts.length === 0 ? EVERYTHING : parts.length === 1 ? (parts[0] ?? EVERYTHING) : { $and: parts };
-const any = (parts: ViewFilter[]): ViewFilter =>
+const anyOfFilters = (parts: ViewFilter[]): ViewFilter =>
   parts.length === 0 ? NOTHING : parts.length === 1 ? (parts[0] ?? NOTHING) : { $or: parts };
 const not = (part: ViewFilter): ViewFilter => ({ $nor: [part] });
 
@@ -80,9 +80,9 @@ function compileAt(condition: Condition, now: Date, resolve: SegmentResolver): V
   const groups = condition.groups.map((group) => {
     const parts = group.filters.map((filter) => compileFilter(filter, now, resolve));
     if (group.conditions !== undefined) parts.push(compileAt(group.conditions, now, resolve));
-    return all(parts);
+    return allOfFilters(parts);
   });
-  return condition.logic === 'AND' ? all(groups) : any(groups);
+  return condition.logic === 'AND' ? allOfFilters(groups) : anyOfFilters(groups);
 }
 
 /** Text of a validated filter value. */

@@ -69,6 +69,14 @@ const removeMembersBody = z.object({
 export type MemberOutcome =
   'added' | 'created' | 'already_member' | 'removed' | 'not_member' | 'not_found';
 
+/** Per-email results in request order, and a count of one outcome among them. */
+function tallied(emails: readonly string[], outcomes: ReadonlyMap<string, MemberOutcome>) {
+  const results = emails.map((email) => ({ email, status: outcomes.get(email) ?? 'not_found' }));
+  const tally = (status: MemberOutcome): number =>
+    results.filter((entry) => entry.status === status).length;
+  return { results, tally };
+}
+
 /**
  * The segments router.
  * - GET /segments → 200 array of the project's segments, oldest first (not paginated).
@@ -268,9 +276,7 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
       return decideAddMembers(loaded.state, projectId, [...known.values()], loaded.members);
     });
     await deps.awaitViews(Math.max(position, result.position));
-    const results = emails.map((email) => ({ email, status: outcomes.get(email) ?? 'not_found' }));
-    const tally = (status: MemberOutcome): number =>
-      results.filter((entry) => entry.status === status).length;
+    const { results, tally } = tallied(emails, outcomes);
     res.json({
       results,
       added: tally('added') + tally('created'),
@@ -303,9 +309,7 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
       return decideRemoveMembers(loaded.state, projectId, [...known.values()], loaded.members);
     });
     await deps.awaitViews(result.position);
-    const results = emails.map((email) => ({ email, status: outcomes.get(email) ?? 'not_found' }));
-    const tally = (status: MemberOutcome): number =>
-      results.filter((entry) => entry.status === status).length;
+    const { results, tally } = tallied(emails, outcomes);
     res.json({
       results,
       removed: tally('removed'),
