@@ -147,6 +147,7 @@ try {
     STAMP_SENDING_URL: placeholder,
     STAMP_ACTIVITY_URL: placeholder,
     STAMP_SEGMENTS_URL: placeholder,
+    STAMP_CAMPAIGNS_URL: placeholder,
     STAMP_RATE_LIMIT_PER_MINUTE: '100000000',
   });
   const latencies: number[] = [];

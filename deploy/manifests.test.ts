@@ -42,10 +42,20 @@ const PROCESSES: Readonly<Record<string, number>> = {
   activity: 3005,
   relay: 3006,
   segments: 3007,
+  campaigns: 3008,
 };
 const PROCESS_NAMES = Object.keys(PROCESSES);
 /** Processes scaled horizontally (an HPA in production); the relay is not one of them. */
-const STATELESS = ['gateway', 'accounts', 'contacts', 'domains', 'sending', 'activity', 'segments'];
+const STATELESS = [
+  'gateway',
+  'accounts',
+  'contacts',
+  'domains',
+  'sending',
+  'activity',
+  'segments',
+  'campaigns',
+];
 const NAMESPACE = 'stamp';
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass']);
 /** Environment every process needs; a string value is the one it must have. */
@@ -72,11 +82,13 @@ const PROCESS_ENV: Readonly<Record<string, readonly string[]>> = {
     'STAMP_SENDING_URL',
     'STAMP_ACTIVITY_URL',
     'STAMP_SEGMENTS_URL',
+    'STAMP_CAMPAIGNS_URL',
     'STAMP_PUBLIC_URL',
     'STAMP_RATE_LIMIT_PER_MINUTE',
   ],
   sending: ['STAMP_CONTACTS_URL', 'STAMP_DOMAINS_URL', 'STAMP_SMTP_URL', 'STAMP_PUBLIC_URL'],
   segments: ['STAMP_CONTACTS_URL'],
+  campaigns: ['STAMP_SEGMENTS_URL', 'STAMP_SENDING_URL'],
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -325,6 +325,30 @@ describe('the events the services really append', () => {
     await api('DELETE', `/segments/${fixed.id}/members`, { emails: ['row1@example.org'] });
     await api('DELETE', `/segments/${dynamic.id}`);
 
+    // Campaigns: one edited, scheduled and sent to its audience; one scheduled, cancelled and
+    // deleted after its duplicate was made.
+    const campaignFields = {
+      name: 'News',
+      subject: 'News for {{ plan }}',
+      body: '<p>Hello</p>',
+      from: 'hello@sandbox.stamp.localhost',
+      audienceType: 'ALL',
+    };
+    const sent = (await api('POST', '/campaigns', campaignFields)) as { data: { id: string } };
+    await api('PUT', `/campaigns/${sent.data.id}`, { ...campaignFields, name: 'Newsletter' });
+    const soon = new Date(Date.now() + 500).toISOString();
+    await api('POST', `/campaigns/${sent.data.id}/send`, { scheduledFor: soon });
+    await until('the campaign sent', async () => {
+      const got = await call(stamp.url, sk, 'GET', `/campaigns/${sent.data.id}`);
+      return (got.body as { status: string }).status === 'SENT' ? true : undefined;
+    });
+    const later = (await api('POST', '/campaigns', campaignFields)) as { data: { id: string } };
+    const nextYear = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    await api('POST', `/campaigns/${later.data.id}/send`, { scheduledFor: nextYear });
+    await api('POST', `/campaigns/${later.data.id}/cancel`);
+    await api('POST', `/campaigns/${later.data.id}/duplicate`);
+    await api('DELETE', `/campaigns/${later.data.id}`);
+
     // Deleting a contact erases its personal data in the log.
     await api('DELETE', `/contacts/${contact.id}`);
     await until('the SMTP delivery outcome', async () => {

@@ -306,6 +306,24 @@ const v1 = (category: string, description: string, data: JsonSchema): EventSchem
   data,
 });
 
+/** The editable fields of a campaign (spec part 2 "Campaign"). */
+const CAMPAIGN_FIELDS: Readonly<Record<string, JsonSchema>> = {
+  name: nonEmpty('Name.'),
+  description: clearable('Description.'),
+  subject: text('Subject (Liquid).'),
+  body: text('HTML body (Liquid).'),
+  from: nonEmpty('Sender address.'),
+  fromName: clearable('Sender display name.'),
+  replyTo: clearable('Reply-To address.'),
+  audienceType: oneOfStrings(['ALL', 'SEGMENT', 'FILTERED'], 'Audience type.'),
+  segmentId: clearable('Segment of a SEGMENT audience.'),
+  audienceFilter: {
+    description: 'Filter of a FILTERED audience (API reference, "Filter language"), else null.',
+    anyOf: [{ type: 'object' }, { type: 'null' }],
+  },
+};
+const CAMPAIGN_REQUIRED = Object.keys(CAMPAIGN_FIELDS);
+
 /**
  * Schema of every event type appended by a service, keyed by event type. The data schemas of the
  * integration events (`integration-events.ts`) match those interfaces; the others match what the
@@ -568,6 +586,7 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
         replyTo: text('Reply-To address.'),
         subject: text('Rendered subject.'),
         templateId: text('Template the email was rendered from.'),
+        campaignId: text('Campaign the email belongs to.'),
         sandbox: flag('Sandbox sender: only ever delivered to the local outbox.'),
       },
       ['emailId', 'contactId', 'to', 'from', 'subject', 'sandbox'],
@@ -717,6 +736,95 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       countedAt: dateTime('Time of the count'),
     }),
   ),
+
+  // campaigns
+  CampaignCreated: v1(
+    'campaign',
+    'A campaign was created in DRAFT.',
+    object(
+      'The campaign.',
+      {
+        campaignId: nonEmpty('Campaign id.'),
+        projectId: nonEmpty('Project id.'),
+        ...CAMPAIGN_FIELDS,
+        createdAt: dateTime('Time of the creation'),
+      },
+      ['campaignId', 'projectId', ...CAMPAIGN_REQUIRED, 'createdAt'],
+    ),
+  ),
+  CampaignUpdated: v1(
+    'campaign',
+    'The fields of a DRAFT or SCHEDULED campaign were replaced.',
+    object('The new fields.', { ...CAMPAIGN_FIELDS, updatedAt: dateTime('Time of the change') }, [
+      ...CAMPAIGN_REQUIRED,
+      'updatedAt',
+    ]),
+  ),
+  CampaignDeleted: v1(
+    'campaign',
+    'A campaign was deleted.',
+    object('The deletion.', { deletedAt: dateTime('Time of the deletion') }),
+  ),
+  CampaignScheduled: v1(
+    'campaign',
+    'A send was scheduled; the timer appends CampaignSendDue at `scheduledFor`.',
+    object('The schedule.', {
+      scheduledFor: dateTime('Time of the send'),
+      timerId: nonEmpty('Timer id (the id of the CampaignSendDue it appends).'),
+    }),
+  ),
+  CampaignSendDue: v1(
+    'campaign',
+    'The timer of a schedule fired.',
+    object('The timer.', { timerId: nonEmpty('Timer id.') }),
+  ),
+  CampaignSendingStarted: v1(
+    'campaign',
+    'The campaign started sending: its audience is fixed next.',
+    object('The start.', { startedAt: dateTime('Time of the start') }),
+  ),
+  CampaignAudienceFixed: v1(
+    'campaign',
+    'The audience was recorded (stream `campaignAudience-<campaignId>`).',
+    object('The audience.', {
+      recipients: count('Contacts in the audience.'),
+      batches: count('Batches they were recorded in.'),
+    }),
+  ),
+  CampaignBatchQueued: v1(
+    'campaign',
+    'One batch of the audience was handed to delivery.',
+    object('The batch.', {
+      batch: count('Number of the batch (from 0).'),
+      queued: count('Emails queued.'),
+      existing: count('Emails queued by an earlier attempt of the batch.'),
+      skipped: count('Recipients deleted or unsubscribed since the audience was fixed.'),
+    }),
+  ),
+  CampaignCancelled: v1(
+    'campaign',
+    'A SCHEDULED or SENDING campaign was cancelled.',
+    object('The cancellation.', {
+      cancelledAt: dateTime('Time of the cancellation'),
+      reason: clearable('Why the platform cancelled it; null when a user did.'),
+    }),
+  ),
+  CampaignSent: v1(
+    'campaign',
+    'Every batch of the audience was handed to delivery.',
+    object('The end.', {
+      sentAt: dateTime('Time of the end'),
+      recipients: count('Contacts in the audience.'),
+    }),
+  ),
+  CampaignAudienceRecorded: v1(
+    'campaignAudience',
+    'One batch of the audience fixed when a campaign started sending.',
+    object('The batch.', {
+      batch: count('Number of the batch (from 0; the event revision).'),
+      contactIds: { type: 'array', items: nonEmpty('Contact id.'), description: 'Contact ids.' },
+    }),
+  ),
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -786,6 +894,18 @@ export const TOPICS: readonly TopicInfo[] = [
     'segment',
     'segments',
     'Segments: definitions, static members and counts (streams `segment-<segmentId>`).',
+  ),
+  topic(
+    'campaign',
+    'campaigns',
+    'Campaigns: definitions, schedules and the progress of their sending ' +
+      '(streams `campaign-<campaignId>`).',
+  ),
+  topic(
+    'campaignAudience',
+    'campaigns',
+    'Audiences fixed when campaigns start sending, one batch per event ' +
+      '(streams `campaignAudience-<campaignId>`).',
   ),
 ];
 

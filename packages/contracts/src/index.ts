@@ -94,3 +94,4 @@ export * from './subscription.ts';
 export * from './views.ts';
 export * from './filters.ts';
 export * from './routes.ts';
+export * from './audiences.ts';

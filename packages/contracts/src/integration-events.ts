@@ -112,6 +112,8 @@ export interface EmailQueuedEventData {
   /** Rendered subject. */
   subject: string;
   templateId?: string;
+  /** Campaign the email belongs to. */
+  campaignId?: string;
   /** Sandbox sender: only ever delivered to the local outbox. */
   sandbox: boolean;
 }
@@ -151,9 +153,22 @@ export interface EmailStreamEvents {
   EmailFailed: EmailFailedEventData;
 }
 
+/**
+ * Stream category of campaigns (`campaign-<campaignId>`, owner: campaigns service); the events
+ * other services read.
+ */
+export const CAMPAIGN_STREAM_CATEGORY = 'campaign';
+
+/** Data fields of the campaign events other services read, by event type. */
+export interface CampaignStreamEvents {
+  CampaignScheduled: { scheduledFor: string; timerId: string };
+  CampaignSent: { sentAt: string; recipients: number };
+}
+
 /** Every integration event type, by stream category. */
 export interface IntegrationEvents {
   [CONTACT_STREAM_CATEGORY]: ContactStreamEvents;
   [TRACKED_EVENT_STREAM_CATEGORY]: TrackedEventStreamEvents;
   [EMAIL_STREAM_CATEGORY]: EmailStreamEvents;
+  [CAMPAIGN_STREAM_CATEGORY]: CampaignStreamEvents;
 }

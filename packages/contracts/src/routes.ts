@@ -12,6 +12,7 @@ export const ROUTED_SERVICES = [
   'sending',
   'activity',
   'segments',
+  'campaigns',
 ] as const;
 
 /** A service that owns public routes. */
@@ -25,6 +26,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   sending: ['/emails', '/outbox', '/templates', '/v1/send'],
   activity: ['/activity'],
   segments: ['/segments'],
+  campaigns: ['/campaigns'],
 };
 
 /** Path prefixes answered without an API key (signed links in emails). */

@@ -15,6 +15,8 @@ export interface CampaignViewDocument {
   name: string;
   status: 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'CANCELLED';
   templateId?: string | null;
+  /** Segment of the audience, when SEGMENT. */
+  segmentId?: string | null;
   /** Filter of the audience (API reference, "Filter language"), when FILTERED. */
   audienceFilter?: unknown;
   /** ISO 8601 time of a scheduled send. */
@@ -73,4 +75,20 @@ export interface ContactViewDocument {
   data: Record<string, string | number | boolean>;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Collection of emails and their delivery status (owner: sending service). */
+export const EMAILS_VIEW = 'emails';
+/** An email as other services read it (campaign stats). */
+export interface EmailViewDocument {
+  _id: string;
+  [field: string]: unknown;
+  projectId: string;
+  contactId: string;
+  /** Campaign the email belongs to; null for other emails. */
+  campaignId: string | null;
+  /** QUEUED until an outcome: SENT (accepted by the receiving side) or FAILED. */
+  status: 'QUEUED' | 'SENT' | 'FAILED';
+  /** Deferred delivery attempts so far. */
+  attempts: number;
 }

@@ -22,6 +22,7 @@ const SERVICES = [
   'sending',
   'activity',
   'segments',
+  'campaigns',
   'gateway',
 ];
 const KEYS = {
@@ -133,7 +134,7 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 
 /**
  * The distributed mode end to end: gateway, accounts, contacts, domains, sending, activity,
- * segments and the relay as separate processes from their entry points; the embedded event store shared on one
+ * segments, campaigns and the relay as separate processes from their entry points; the embedded event store shared on one
  * disk, Kafka as the bus, MongoDB (or its stand-in) for the views.
  */
 describeWith(engines)('distributed mode, one process per service', () => {
@@ -173,6 +174,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_SENDING_URL: urlOf('sending'),
       STAMP_ACTIVITY_URL: urlOf('activity'),
       STAMP_SEGMENTS_URL: urlOf('segments'),
+      STAMP_CAMPAIGNS_URL: urlOf('campaigns'),
       STAMP_PUBLIC_URL: urlOf('gateway'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
@@ -288,7 +290,36 @@ describeWith(engines)('distributed mode, one process per service', () => {
     });
     expect(added.body).toMatchObject({ added: 2, created: 1 });
     expect((await call('GET', `/segments/${fixed.id}`)).body).toMatchObject({ memberCount: 2 });
-  }, 60_000);
+
+    // A campaign to that segment, sent by the campaigns process through segments and sending.
+    const campaign = await call('POST', '/campaigns', {
+      name: 'Beta news',
+      subject: 'Beta news for {{ email }}',
+      body: '<p>Hello {{ plan | default: "friend" }}</p>',
+      from: 'news@distributed.test',
+      audienceType: 'SEGMENT',
+      segmentId: fixed.id,
+    });
+    expect(campaign.status).toBe(201);
+    const campaignId = (campaign.body as { data: { id: string } }).data.id;
+    const started = await call('POST', `/campaigns/${campaignId}/send`);
+    expect(started.status).toBe(200);
+    const subjects = (): string[] =>
+      sink.messages
+        .map((message) => /^Subject: (Beta news for .*)$/m.exec(message.raw.toString('utf8'))?.[1])
+        .filter((subject): subject is string => subject !== undefined);
+    await until(() => subjects().length >= 2, 60_000);
+    expect(subjects().sort()).toEqual([
+      'Beta news for ada@example.org',
+      'Beta news for grace@example.org',
+    ]);
+    await until(async () => {
+      const stats = await call('GET', `/campaigns/${campaignId}/stats`);
+      return (stats.body as { delivered: number }).delivered === 2;
+    }, 30_000);
+    const stats = await call('GET', `/campaigns/${campaignId}/stats`);
+    expect(stats.body).toMatchObject({ status: 'SENT', recipients: 2, sent: 2, delivered: 2 });
+  }, 120_000);
 
   it('loses and duplicates nothing when the sending process is killed and restarted', async () => {
     const sending = processes.get('sending')!;

@@ -7,6 +7,7 @@
  */
 import {
   CONTACT_STREAM_CATEGORY,
+  CAMPAIGN_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
 } from '@stamp/contracts';
@@ -33,6 +34,7 @@ export const ACTIVITY_TOPICS = [
   CONTACT_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
+  CAMPAIGN_STREAM_CATEGORY,
 ] as const;
 
 /** Options of {@link createActivityService}. */

@@ -1,4 +1,5 @@
 import { createAccountsService } from '@stamp/accounts';
+import { createCampaignsService, throttleOf } from '@stamp/campaigns';
 import { createActivityService } from '@stamp/activity';
 import { createContactsService } from '@stamp/contacts';
 import { createDomainsService } from '@stamp/domains';
@@ -82,7 +83,17 @@ export function createServices(
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));
-  modules.push(createSegmentsService({ ...base, contacts: contacts.api }));
+  const segments = createSegmentsService({ ...base, contacts: contacts.api });
+  modules.push(segments);
+  modules.push(
+    createCampaignsService({
+      ...base,
+      leases,
+      segments: segments.api,
+      sending: sending.api,
+      throttle: throttleOf(config),
+    }),
+  );
   return { modules, accounts, relay };
 }
 

@@ -1,4 +1,5 @@
 import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
+import { campaignThrottleEnv } from '@stamp/campaigns';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
 
@@ -56,6 +57,7 @@ export const configSchema = z
       .default('info'),
     STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
     /** SQLite page cache of the embedded store, MiB. */
+    ...campaignThrottleEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
   .superRefine(checkBootstrapKeys);

@@ -1,8 +1,9 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
-import type { ContactsApi } from '@stamp/contracts';
+import type { ContactsApi, SegmentsApi } from '@stamp/contracts';
 import {
   checkAdapters,
+  internalApiRouter,
   portWithDefault,
   processEnvSchema,
   remoteApi,
@@ -22,7 +23,8 @@ const schema = processEnvSchema
 
 /**
  * The segments service alone in its process (distributed mode): the segment routes and their
- * projections. It reaches the contacts service over its internal HTTP API.
+ * projections, and `POST /internal/segments/<checkAudience|audiencePage>` for campaigns. It
+ * reaches the contacts service over its internal HTTP API.
  */
 runService(
   'segments',
@@ -32,7 +34,12 @@ runService(
       url: env.STAMP_CONTACTS_URL,
       token: env.STAMP_INTERNAL_TOKEN ?? '',
     });
-    return { module: createSegmentsService({ ...deps, contacts }) };
+    const segments = createSegmentsService({ ...deps, contacts });
+    const methods: (keyof SegmentsApi)[] = ['checkAudience', 'audiencePage'];
+    return {
+      module: segments,
+      internal: [internalApiRouter<SegmentsApi>('segments', segments.api, methods)],
+    };
   },
   telemetry,
 );

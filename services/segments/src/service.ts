@@ -1,7 +1,7 @@
 /**
  * The segments service module: routes, the `segments` and `segmentAudience` projections.
  */
-import type { ContactsApi } from '@stamp/contracts';
+import type { ContactsApi, SegmentsApi } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
 import type { Consumer, RecordedEvent } from '@stamp/platform';
 import type { Router } from 'express';
@@ -14,6 +14,7 @@ import {
   projectAudience,
 } from './audience/projection.ts';
 import { segmentsRouter } from './segments/api.ts';
+import { createAudiences } from './segments/audiences.ts';
 import { createSegmentCommands } from './segments/commands.ts';
 import { SEGMENT_CATEGORY } from './segments/events.ts';
 import { createSegmentMembership } from './segments/membership.ts';
@@ -27,14 +28,15 @@ export interface SegmentsServiceDeps extends ServiceDeps {
 }
 
 /**
- * Creates the segments service. `router` serves the routes of spec part 4 "Segments";
+ * Creates the segments service. `router` serves the routes of spec part 4 "Segments", `api` the
+ * audiences of campaigns;
  * `start()` creates the view indexes and starts the `segments-view` projection (topic `segment`)
  * and the `segments-audience` projection (topics `contact`, `trackedEvent`, `email`, `segment`);
  * `stop()` stops both after the work in progress.
  */
 export function createSegmentsService(
   deps: SegmentsServiceDeps,
-): ServiceModule & { router: Router } {
+): ServiceModule & { router: Router; api: SegmentsApi } {
   const commands = createSegmentCommands(deps.store);
   const membership = createSegmentMembership(deps.views);
   const router = segmentsRouter({
@@ -49,6 +51,7 @@ export function createSegmentsService(
   return {
     name: 'segments',
     router,
+    api: createAudiences(deps.views, commands, membership),
     views: [
       { groupId: SEGMENTS_VIEW_GROUP, collections: [SEGMENTS_VIEW] },
       { groupId: AUDIENCE_VIEW_GROUP, collections: [AUDIENCE_VIEW] },

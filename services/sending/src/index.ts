@@ -1,3 +1,4 @@
+import type { CampaignEmailsApi } from '@stamp/contracts';
 import type { ServiceModule } from '@stamp/http-kit';
 import {
   type Consumer,
@@ -11,6 +12,7 @@ import {
 import { Router } from 'express';
 
 import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
+import { queueCampaignEmails, sendCampaignTest } from './campaign/command.ts';
 import { deliveryRouter } from './delivery/api.ts';
 import { forgetContactEmails, projectEmail } from './delivery/projection.ts';
 import { handleDelivery } from './delivery/worker.ts';
@@ -18,6 +20,7 @@ import { sendRouter } from './send/api.ts';
 import { send, type SendResult } from './send/command.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
+import { assertSenderAllowed } from './templates/commands.ts';
 import { EMAILS, TEMPLATES } from './views.ts';
 
 /** Consumer group of the templates, emails and timers views. */
@@ -30,8 +33,8 @@ export { sendBody, type SendBody } from './send/schema.ts';
 export { type SendResult } from './send/command.ts';
 export { type SubscriptionLinks, subscriptionLinks } from './templates/render.ts';
 
-/** The sending service's in-process command API (used by workflows and campaigns). */
-export interface SendingApi {
+/** The sending service's command API (used by workflows and campaigns). */
+export interface SendingApi extends CampaignEmailsApi {
   /**
    * Sends like POST /v1/send with an already parsed body (see `sendBody`); returns the emails
    * and the log position of the last append.
@@ -87,10 +90,19 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       { groupId: SENDING_PROJECTION_GROUP, collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION] },
     ],
     router,
-    api: { send: (context, body) => send(sendDeps, context, body) },
+    api: {
+      send: (context, body) => send(sendDeps, context, body),
+      checkSender: async (projectId, from) => {
+        await assertSenderAllowed(sendDeps, projectId, from);
+        return null;
+      },
+      queueCampaignEmails: (input) => queueCampaignEmails(sendDeps, input),
+      sendCampaignTest: (input) => sendCampaignTest(sendDeps, input),
+    },
     async start() {
       if (projection !== undefined) return;
       await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
+      await deps.views.collection(EMAILS).createIndex({ campaignId: 1, status: 1 });
       // Messages captured by an earlier version kept their content in the list documents.
       if (deps.outbox === undefined) await localOutbox.upgrade();
       projection = deps.bus.consume({

@@ -1,8 +1,9 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
-import type { ContactsApi, DomainsApi } from '@stamp/contracts';
+import type { CampaignEmailsApi, ContactsApi, DomainsApi } from '@stamp/contracts';
 import {
   checkAdapters,
+  internalApiRouter,
   portWithDefault,
   processEnvSchema,
   remoteApi,
@@ -71,7 +72,16 @@ runService(
       publicUrl: env.STAMP_PUBLIC_URL,
       secrets,
     });
-    return { module: sending, close: async () => relay?.close() };
+    const methods: (keyof CampaignEmailsApi)[] = [
+      'checkSender',
+      'queueCampaignEmails',
+      'sendCampaignTest',
+    ];
+    return {
+      module: sending,
+      internal: [internalApiRouter<CampaignEmailsApi>('sending', sending.api, methods)],
+      close: async () => relay?.close(),
+    };
   },
   telemetry,
 );

@@ -1,3 +1,4 @@
+import { EMAILS_VIEW } from '@stamp/contracts';
 import type { ViewDocument } from '@stamp/platform';
 
 import type { TemplateType } from './templates/events.ts';
@@ -5,7 +6,7 @@ import type { TemplateType } from './templates/events.ts';
 /** View collection of templates. */
 export const TEMPLATES = 'templates';
 /** View collection of emails and their delivery status. */
-export const EMAILS = 'emails';
+export const EMAILS = EMAILS_VIEW;
 
 /** A document of the `templates` view. Dates ISO 8601. */
 export interface TemplateDocument extends ViewDocument {
@@ -34,6 +35,7 @@ export interface EmailDocument extends ViewDocument {
   from: { name?: string; email: string };
   subject: string;
   templateId: string | null;
+  campaignId: string | null;
   sandbox: boolean;
   status: EmailStatus;
   /** Deferred delivery attempts so far. */

@@ -59,6 +59,7 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
         { streamId: 'a-1', expectedRevision: 0, events: [{ type: 'Z', data: {} }] },
       ]);
       expect(await store.readStream('a-1', 1)).toHaveLength(1);
+      expect((await store.readStream('a-1', 0, 1)).map((event) => event.type)).toEqual(['X']);
     });
 
     it('appends to several streams atomically', async () => {

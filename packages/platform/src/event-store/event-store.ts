@@ -98,8 +98,11 @@ export interface EventStore {
    * @throws DuplicateEventError when an event id was already appended.
    */
   append(streams: readonly StreamAppend[]): Promise<AppendResult>;
-  /** Events of one stream in revision order, from `fromRevision` (default 0); [] when absent. */
-  readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]>;
+  /**
+   * Events of one stream in revision order, from `fromRevision` (default 0), at most `maxCount`
+   * (default all); [] when absent.
+   */
+  readStream(streamId: string, fromRevision?: number, maxCount?: number): Promise<RecordedEvent[]>;
   /** Events across streams in position order. */
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Position of the last appended event (0 when empty). */

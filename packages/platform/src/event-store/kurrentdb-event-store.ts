@@ -497,15 +497,20 @@ export class KurrentDbEventStore implements EventStore {
     }
   }
 
-  readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
-    return this.track(this.readStreamNow(streamId, fromRevision));
+  readStream(streamId: string, fromRevision = 0, maxCount?: number): Promise<RecordedEvent[]> {
+    return this.track(this.readStreamNow(streamId, fromRevision, maxCount));
   }
 
-  private async readStreamNow(streamId: string, fromRevision: number): Promise<RecordedEvent[]> {
+  private async readStreamNow(
+    streamId: string,
+    fromRevision: number,
+    maxCount: number | undefined,
+  ): Promise<RecordedEvent[]> {
     const events: KurrentRecordedEvent[] = [];
     try {
       for await (const resolved of this.client.readStream(this.stored(streamId), {
         fromRevision: BigInt(fromRevision),
+        ...(maxCount === undefined ? {} : { maxCount }),
       })) {
         if (resolved.event !== undefined && !resolved.event.type.startsWith('$')) {
           events.push(resolved.event);

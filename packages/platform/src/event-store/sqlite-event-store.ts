@@ -143,7 +143,7 @@ export class SqliteEventStore implements EventStore {
         (id, stream_id, category, revision, type, schema_version, data, metadata, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       readStream: db.prepare(
-        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision',
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events'),
@@ -342,8 +342,12 @@ export class SqliteEventStore implements EventStore {
     return deleted?.revision ?? -1;
   }
 
-  readStream(streamId: string, fromRevision = 0): Promise<RecordedEvent[]> {
-    const rows = this.statements.readStream.all(streamId, fromRevision) as unknown as EventRow[];
+  readStream(streamId: string, fromRevision = 0, maxCount = -1): Promise<RecordedEvent[]> {
+    const rows = this.statements.readStream.all(
+      streamId,
+      fromRevision,
+      maxCount,
+    ) as unknown as EventRow[];
     return Promise.resolve(this.toRecordedAll(rows));
   }
 

@@ -62,8 +62,8 @@ export class TracedEventStore implements EventStore {
     );
   }
 
-  readStream(streamId: string, fromRevision?: number): Promise<RecordedEvent[]> {
-    return this.inner.readStream(streamId, fromRevision);
+  readStream(streamId: string, fromRevision?: number, maxCount?: number): Promise<RecordedEvent[]> {
+    return this.inner.readStream(streamId, fromRevision, maxCount);
   }
 
   readAll(options: ReadAllOptions): Promise<RecordedEvent[]> {

@@ -32,6 +32,12 @@ export interface TimerSchedulerOptions {
   logger: Logger;
   /** How often due timers are looked for, ms; default 200. */
   intervalMs?: number;
+  /**
+   * The view collection of the timers it fires (default {@link TIMERS_COLLECTION}); a service
+   * that owns its own timers view runs its own scheduler, under the lease
+   * `timer-scheduler:<collection>`.
+   */
+  collection?: string;
 }
 
 /**
@@ -42,11 +48,18 @@ export interface TimerSchedulerOptions {
 export class TimerScheduler {
   private readonly options: TimerSchedulerOptions;
   private readonly owner = randomUUID();
+  private readonly collection: string;
+  private readonly lease: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(options: TimerSchedulerOptions) {
     this.options = options;
+    this.collection = options.collection ?? TIMERS_COLLECTION;
+    this.lease =
+      this.collection === TIMERS_COLLECTION
+        ? 'timer-scheduler'
+        : `timer-scheduler:${this.collection}`;
   }
 
   start(): void {
@@ -63,14 +76,14 @@ export class TimerScheduler {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    await this.options.leases.release('timer-scheduler', this.owner);
+    await this.options.leases.release(this.lease, this.owner);
   }
 
   /** Fires every timer due at `now` (epoch ms); returns how many were fired. */
   async tick(now = Date.now()): Promise<number> {
     const { store, views, leases, logger } = this.options;
-    if (!(await leases.acquire('timer-scheduler', this.owner, 10_000))) return 0;
-    const timers = views.collection<TimerDocument>(TIMERS_COLLECTION);
+    if (!(await leases.acquire(this.lease, this.owner, 10_000))) return 0;
+    const timers = views.collection<TimerDocument>(this.collection);
     const due = await timers.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit: 500 });
     for (const timer of due) {
       try {

@@ -11,11 +11,18 @@
  * | ContactSubscribed (`contact`)      | `contact.subscribed`                               |
  * | ContactUnsubscribed (`contact`)    | `contact.unsubscribed`                             |
  * | ContactDeleted (`contact`)         | the contact's items are removed                    |
+ * | CampaignScheduled (`campaign`)     | `campaign.scheduled` `{campaignId, scheduledFor}`  |
+ * | CampaignSent (`campaign`)          | `campaign.sent` `{campaignId, recipients}`         |
+ *
+ * Email items carry the email's `campaignId` when it has one; campaign items have no contact
+ * (`contactId` empty).
  *
  * Events without a project, events whose data was erased (crypto-shredding) and every other type
  * add nothing; ContactDeleted is acted on even when erased, since it needs no data.
  */
 import {
+  CAMPAIGN_STREAM_CATEGORY,
+  type CampaignStreamEvents,
   CONTACT_STREAM_CATEGORY,
   type ContactStreamEvents,
   EMAIL_STREAM_CATEGORY,
@@ -116,7 +123,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
     const typed = event as unknown as Typed<EmailStreamEvents>;
     switch (typed.type) {
       case 'EmailQueued': {
-        const { contactId, subject, templateId } = typed.data;
+        const { contactId, subject, templateId, campaignId } = typed.data;
         return {
           kind: 'add',
           item: {
@@ -124,7 +131,11 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
             type: 'email.sent',
             contactId,
             emailId,
-            data: { subject, ...(templateId === undefined ? {} : { templateId }) },
+            data: {
+              subject,
+              ...(templateId === undefined ? {} : { templateId }),
+              ...(campaignId === undefined ? {} : { campaignId }),
+            },
           },
         };
       }
@@ -140,6 +151,20 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
         };
       default:
         return NONE;
+    }
+  }
+  if (category === CAMPAIGN_STREAM_CATEGORY) {
+    const campaignId = entityIdOf(event.streamId);
+    const typed = event as unknown as Typed<CampaignStreamEvents>;
+    if (typed.type === 'CampaignScheduled') {
+      const { scheduledFor } = typed.data;
+      const data = { campaignId, scheduledFor };
+      return { kind: 'add', item: { ...base, type: 'campaign.scheduled', contactId: '', data } };
+    }
+    if (typed.type === 'CampaignSent') {
+      const { recipients } = typed.data;
+      const data = { campaignId, recipients };
+      return { kind: 'add', item: { ...base, type: 'campaign.sent', contactId: '', data } };
     }
   }
   return NONE;

@@ -3,9 +3,14 @@
  * GET/POST /segments, GET/PATCH/DELETE /segments/:id, GET /segments/:id/contacts,
  * POST/DELETE /segments/:id/members, POST /segments/:id/refresh.
  */
-import type { AwaitViews, ContactsApi } from '@stamp/contracts';
-import { assertEmailAddress, caller, notFound, pageQuery, parse } from '@stamp/http-kit';
-import { newId, type ViewStore } from '@stamp/platform';
+import {
+  type AwaitViews,
+  CAMPAIGNS_VIEW,
+  type CampaignViewDocument,
+  type ContactsApi,
+} from '@stamp/contracts';
+import { assertEmailAddress, caller, conflict, notFound, pageQuery, parse } from '@stamp/http-kit';
+import { newId, type ViewDocument, type ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
 
@@ -192,6 +197,14 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
   router.delete('/segments/:id', async (req, res) => {
     const { projectId, requestId } = caller(res);
     const id = req.params.id;
+    const user = await deps.views
+      .collection<CampaignViewDocument & ViewDocument>(CAMPAIGNS_VIEW)
+      .findOne({ projectId, segmentId: id, status: { $in: ['SCHEDULED', 'SENDING'] } });
+    if (user !== null) {
+      throw conflict(
+        `The segment is the audience of campaign ${user._id}, which is ${user.status}`,
+      );
+    }
     const result = await commands.execute(id, projectId, requestId, (loaded) =>
       decideDelete(loaded.state, projectId, clock()),
     );

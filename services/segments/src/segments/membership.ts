@@ -19,14 +19,25 @@ import { LIVE, segmentsView } from './views.ts';
 /** Membership queries of segments. */
 export interface SegmentMembership {
   /**
-   * Parses `input` as the condition of segment `segmentId` of the project and checks its
-   * references to the project's segments.
+   * Parses `input` as the condition of segment `segmentId` of the project (absent: a condition
+   * of no segment, such as a campaign's audience filter) and checks its references to the
+   * project's segments. `field` names the input in errors (default `condition`).
    * @throws ApiError 422 VALIDATION_ERROR naming the path (`condition.groups.0.filters.1.field`),
    *   for a malformed condition, an unknown segment or a cycle of references.
    */
-  validate(projectId: string, input: unknown, segmentId: string): Promise<Condition>;
+  validate(
+    projectId: string,
+    input: unknown,
+    segmentId?: string,
+    field?: string,
+  ): Promise<Condition>;
   /** The filter of the segment's live members in the audience view, evaluated now. */
   filter(segment: KnownSegment): Promise<Filter>;
+  /**
+   * The project's segments as references of a condition: dynamic ones by their condition
+   * (inlined), static ones by their members.
+   */
+  resolver(projectId: string): Promise<SegmentResolver>;
   /** The number of the segment's live members now. */
   count(segment: KnownSegment): Promise<number>;
 }
@@ -56,12 +67,15 @@ export function createSegmentMembership(
   }
 
   const membership: SegmentMembership = {
-    async validate(projectId, input, segmentId) {
-      const condition = parseCondition(input);
+    resolver: resolverOf,
+
+    async validate(projectId, input, segmentId, field = 'condition') {
+      const condition = parseCondition(input, field);
       checkSegmentReferences(condition, {
         now: now(),
         resolveSegment: await resolverOf(projectId),
-        segmentId,
+        field,
+        ...(segmentId === undefined ? {} : { segmentId }),
       });
       return condition;
     },

@@ -18,6 +18,8 @@ export interface EmailQueuedData {
   headers: Record<string, string>;
   attachments: MailAttachment[];
   templateId?: string;
+  /** Campaign the email belongs to. */
+  campaignId?: string;
   /** Sandbox sender: only ever delivered to the local outbox. */
   sandbox: boolean;
 }

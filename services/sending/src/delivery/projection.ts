@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 import {
   deleteOutboxMessage,
   type RecordedEvent,
@@ -7,19 +5,15 @@ import {
   type TimerDocument,
   type ViewStore,
   applyAtRevision,
+  derivedId,
 } from '@stamp/platform';
 
 import { EMAILS } from '../views.ts';
 import type { EmailEvent } from './events.ts';
 
-/** Deterministic UUID (version 8 layout) of the retry timer of `emailId`'s attempt `attempt`. */
-export function retryTimerId(emailId: string, attempt: number): string {
-  const bytes = createHash('sha256').update(`${emailId}:retry:${attempt}`).digest().subarray(0, 16);
-  bytes[6] = ((bytes[6] ?? 0) & 0x0f) | 0x80;
-  bytes[8] = ((bytes[8] ?? 0) & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+/** Deterministic id of the retry timer of `emailId`'s attempt `attempt`. */
+export const retryTimerId = (emailId: string, attempt: number): string =>
+  derivedId(`${emailId}:retry:${attempt}`);
 
 /**
  * Projects email events into the `emails` view (idempotent by stream revision) and, for
@@ -47,6 +41,7 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
             from: data.from,
             subject: data.subject,
             templateId: data.templateId ?? null,
+            campaignId: data.campaignId ?? null,
             sandbox: data.sandbox,
             status: 'QUEUED',
             attempts: 0,

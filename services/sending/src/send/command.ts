@@ -62,7 +62,7 @@ function contentBytes(html: string, subject: string): number {
  * @throws ApiError 422 VALIDATION_ERROR on `field` when rendering fails (unknown filter, a limit
  *   of the template engine reached).
  */
-async function render(
+export async function render(
   source: Template[],
   kind: 'html' | 'text',
   scope: Record<string, unknown>,
@@ -86,7 +86,7 @@ async function render(
  * Parses one template text once for every recipient of the send.
  * @throws ApiError 422 VALIDATION_ERROR on `field` for invalid Liquid.
  */
-function parseLiquid(source: string, kind: 'html' | 'text', field: string): Template[] {
+export function parseLiquid(source: string, kind: 'html' | 'text', field: string): Template[] {
   try {
     return parseTemplate(source, kind);
   } catch (error) {

@@ -1,0 +1,106 @@
+/**
+ * The campaigns service module: routes, the `campaigns` view projection, the dispatcher that
+ * sends campaigns, and the scheduler of their timers.
+ */
+import type { CampaignEmailsApi, SegmentsApi } from '@stamp/contracts';
+import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import { type Consumer, type LeaseStore, TimerScheduler } from '@stamp/platform';
+
+import { campaignsRouter } from './campaigns/api.ts';
+import { createCampaignCommands } from './campaigns/commands.ts';
+import {
+  CAMPAIGNS_DISPATCH_GROUP,
+  type CampaignThrottle,
+  campaignDispatcher,
+  DEFAULT_THROTTLE,
+} from './campaigns/dispatch.ts';
+import { CAMPAIGN_CATEGORY } from './campaigns/events.ts';
+import { CAMPAIGNS_VIEW_GROUP, campaignsProjection } from './campaigns/projection.ts';
+import { CAMPAIGN_TIMERS_VIEW, CAMPAIGNS_VIEW, campaignsView } from './campaigns/views.ts';
+
+/** Dependencies of {@link createCampaignsService}. */
+export interface CampaignsServiceDeps extends ServiceDeps {
+  leases: LeaseStore;
+  /** Audiences (the segments service). */
+  segments: SegmentsApi;
+  /** Sender checks, campaign emails and test sends (the sending service). */
+  sending: CampaignEmailsApi;
+  throttle?: Partial<CampaignThrottle>;
+  /** Whether start() runs the scheduler of campaign timers (default true); its poll interval, ms. */
+  timers?: { enabled?: boolean; intervalMs?: number };
+}
+
+/**
+ * Creates the campaigns service (spec part 4 "Campaigns"). `start()` creates the view indexes
+ * and starts the `campaigns-view` projection, the `campaigns-dispatch` process manager (both on
+ * topic `campaign`) and a TimerScheduler over the `campaignTimers` view; `stop()` stops them
+ * after the work in progress.
+ */
+export function createCampaignsService(deps: CampaignsServiceDeps): ServiceModule {
+  const commands = createCampaignCommands(deps.store);
+  const throttle = { ...DEFAULT_THROTTLE, ...deps.throttle };
+  const router = campaignsRouter({
+    commands,
+    views: deps.views,
+    segments: deps.segments,
+    sending: deps.sending,
+    awaitViews: deps.awaitViews,
+  });
+  let consumers: Consumer[] = [];
+  let scheduler: TimerScheduler | undefined;
+
+  return {
+    name: 'campaigns',
+    router,
+    views: [{ groupId: CAMPAIGNS_VIEW_GROUP, collections: [CAMPAIGNS_VIEW, CAMPAIGN_TIMERS_VIEW] }],
+    async start() {
+      if (consumers.length > 0) return;
+      await campaignsView(deps.views).createIndex({ projectId: 1 });
+      await deps.views.collection(CAMPAIGN_TIMERS_VIEW).createIndex({ dueAt: 1 });
+      await deps.views.collection(CAMPAIGN_TIMERS_VIEW).createIndex({ campaignId: 1 });
+      consumers = [
+        deps.bus.consume({
+          groupId: CAMPAIGNS_VIEW_GROUP,
+          topics: [CAMPAIGN_CATEGORY],
+          handle: campaignsProjection(deps.views),
+        }),
+        deps.bus.consume({
+          groupId: CAMPAIGNS_DISPATCH_GROUP,
+          topics: [CAMPAIGN_CATEGORY],
+          concurrency: 4,
+          // A process manager: its handler waits on the throttle and on delivery.
+          ownPass: true,
+          handle: campaignDispatcher({
+            store: deps.store,
+            views: deps.views,
+            logger: deps.logger,
+            commands,
+            segments: deps.segments,
+            sending: deps.sending,
+            throttle,
+          }),
+        }),
+      ];
+      if (deps.timers?.enabled !== false) {
+        scheduler = new TimerScheduler({
+          store: deps.store,
+          views: deps.views,
+          leases: deps.leases,
+          logger: deps.logger,
+          collection: CAMPAIGN_TIMERS_VIEW,
+          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
+        });
+        scheduler.start();
+      }
+    },
+    async stop() {
+      await scheduler?.stop();
+      scheduler = undefined;
+      const running = consumers;
+      consumers = [];
+      for (const consumer of running) await consumer.stop();
+    },
+    // The dispatcher is a worker, not a view: read-your-writes waits on the projection only.
+    projections: () => consumers.slice(0, 1),
+  };
+}
