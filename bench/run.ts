@@ -1,7 +1,7 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
  * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
- * distributed. They are measurements, not tests.
+ * distributed, campaign. They are measurements, not tests.
  */
 const benchmarks = [
   'track',
@@ -14,6 +14,7 @@ const benchmarks = [
   'mongo-views',
   'kafka-clients',
   'distributed',
+  'campaign',
 ] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {

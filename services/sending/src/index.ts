@@ -47,7 +47,8 @@ export interface SendingApi extends CampaignEmailsApi {
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
  * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id; projections of the
  * `templates`, `emails` and `timers` views (group `sending-projection`); the delivery worker
- * (group `sending-delivery`, topic `email`, concurrency 8); and a TimerScheduler for retries.
+ * (groups `sending-delivery` for transactional and `sending-campaign-delivery` for campaign
+ * email, topic `email`, concurrency 8 each); and a TimerScheduler for retries.
  */
 export function createSendingService(deps: SendingDeps): ServiceModule & { api: SendingApi } {
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
@@ -81,7 +82,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   router.use(deliveryRouter({ views: deps.views }));
 
   let projection: Consumer | undefined;
-  let worker: Consumer | undefined;
+  let workers: Consumer[] = [];
   let scheduler: TimerScheduler | undefined;
 
   return {
@@ -116,26 +117,26 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           return projectEmail(deps.views, event);
         },
       });
-      worker = deps.bus.consume({
-        groupId: 'sending-delivery',
-        topics: ['email'],
-        concurrency: 8,
-        // A worker: its handler waits on SMTP.
-        ownPass: true,
-        handle: (event) =>
-          handleDelivery(
-            {
-              store: deps.store,
-              domains: deps.domains,
-              logger: deps.logger,
-              ...(deps.relay === undefined ? {} : { relay: deps.relay }),
-              outbox,
-              retry,
-              accepted,
-            },
-            event,
-          ),
-      });
+      const deliveryDeps = {
+        store: deps.store,
+        domains: deps.domains,
+        logger: deps.logger,
+        ...(deps.relay === undefined ? {} : { relay: deps.relay }),
+        outbox,
+        retry,
+        accepted,
+      };
+      // Two lanes on one SMTP pool: campaign email never holds transactional email back.
+      workers = (['transactional', 'campaign'] as const).map((lane) =>
+        deps.bus.consume({
+          groupId: lane === 'transactional' ? 'sending-delivery' : 'sending-campaign-delivery',
+          topics: ['email'],
+          concurrency: 8,
+          // A worker: its handler waits on SMTP.
+          ownPass: true,
+          handle: (event) => handleDelivery(deliveryDeps, event, lane),
+        }),
+      );
       if (deps.timers?.enabled !== false) {
         scheduler = new TimerScheduler({
           store: deps.store,
@@ -149,10 +150,10 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     },
     async stop() {
       await scheduler?.stop();
-      await worker?.stop();
+      for (const worker of workers) await worker.stop();
       await projection?.stop();
       scheduler = undefined;
-      worker = undefined;
+      workers = [];
       projection = undefined;
     },
     projections: () => (projection === undefined ? [] : [projection]),

@@ -28,9 +28,11 @@ export const DEFAULT_CACHE_MB = 64;
 export function openDatabase(path: string, options: DatabaseOptions = {}): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  db.exec(`PRAGMA journal_mode = WAL;
+  // The busy timeout first: a process that opens the file while another one switches it to WAL
+  // waits for that switch instead of failing with "database is locked".
+  db.exec(`PRAGMA busy_timeout = 5000;
+    PRAGMA journal_mode = WAL;
     PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
-    PRAGMA busy_timeout = 5000;
     PRAGMA temp_store = FILE;
     PRAGMA secure_delete = ON;
     PRAGMA wal_autocheckpoint = 1000;

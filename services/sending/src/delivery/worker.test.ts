@@ -85,4 +85,65 @@ describe('delivery worker', () => {
       await platform.close();
     }
   });
+
+  it('delivers campaign email in the campaign lane only, transactional email in its own', async () => {
+    const logger = createLogger({ level: 'silent' });
+    const platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
+    const sink = await startSmtpSink();
+    const relay = new SmtpMailer({ url: sink.url });
+    const queue = async (campaignId?: string): Promise<RecordedEvent> => {
+      const emailId = newId();
+      await platform.store.append([
+        {
+          streamId: emailStream(emailId),
+          expectedRevision: 'no_stream',
+          events: [
+            {
+              type: 'EmailQueued',
+              data: {
+                emailId,
+                contactId: 'c1',
+                to: { email: 'ada@example.org' },
+                from: { email: 'ops@example.test' },
+                subject: campaignId === undefined ? 'Receipt' : 'News',
+                html: '<p>Hi</p>',
+                headers: {},
+                attachments: [],
+                ...(campaignId === undefined ? {} : { campaignId }),
+                sandbox: false,
+              },
+              metadata: { projectId: 'p1' },
+            },
+          ],
+        },
+      ]);
+      return (await platform.store.readStream(emailStream(emailId)))[0]!;
+    };
+    const deps = {
+      store: platform.store,
+      domains: noDomains,
+      logger,
+      relay,
+      outbox: relay,
+      retry: DEFAULT_RETRY,
+      accepted: new Map(),
+    };
+    try {
+      const news = await queue('campaign-1');
+      const receipt = await queue();
+      await handleDelivery(deps, news, 'transactional');
+      await handleDelivery(deps, receipt, 'campaign');
+      expect(sink.messages).toHaveLength(0);
+      await handleDelivery(deps, receipt, 'transactional');
+      await handleDelivery(deps, news, 'campaign');
+      const subjects = sink.messages.map(
+        (message) => /^Subject: (.*)$/m.exec(message.raw.toString('utf8'))?.[1],
+      );
+      expect(subjects).toEqual(['Receipt', 'News']);
+    } finally {
+      await relay.close();
+      await sink.close();
+      await platform.close();
+    }
+  });
 });

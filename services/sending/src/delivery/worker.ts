@@ -55,14 +55,28 @@ function outgoing(queued: EmailQueuedData, projectId: string): OutgoingMessage {
 }
 
 /**
- * Handles EmailQueued and EmailRetryDue (architecture brief, "Delivery"): acts only when the
+ * Delivery lanes: campaign emails (with a `campaignId`) are delivered by their own consumer
+ * group, so transactional email never waits behind a campaign's backlog.
+ */
+export type DeliveryLane = 'transactional' | 'campaign';
+
+/**
+ * Handles EmailQueued and EmailRetryDue of the emails of `lane` (architecture brief,
+ * "Delivery"): acts only when the
  * triggering event is still the last of its stream (no outcome recorded after it), so an email id
  * is never sent again after its 250 was recorded; picks the outbox (sandbox or no relay) or the
  * relay, DKIM-signs with the verified sender domain's key, and appends EmailSent, EmailDeferred
  * (transient failure, exponential backoff) or EmailFailed with the stream's expected revision.
  */
-export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): Promise<void> {
+export async function handleDelivery(
+  deps: DeliveryDeps,
+  event: RecordedEvent,
+  lane: DeliveryLane = 'transactional',
+): Promise<void> {
   if (event.type !== 'EmailQueued' && event.type !== 'EmailRetryDue') return;
+  const laneOf = (data: EmailQueuedData): DeliveryLane =>
+    data.campaignId === undefined ? 'transactional' : 'campaign';
+  if (event.type === 'EmailQueued' && laneOf(event.data as EmailQueuedData) !== lane) return;
   const events = await deps.store.readStream(event.streamId);
   const last = events[events.length - 1];
   if (last?.id !== event.id) return;
@@ -73,7 +87,7 @@ export async function handleDelivery(deps: DeliveryDeps, event: RecordedEvent): 
     state = evolveEmail(state, { type: recorded.type, data: recorded.data } as EmailEvent);
   }
   const queued = state.queued;
-  if (queued === null || state.done) return;
+  if (queued === null || state.done || laneOf(queued) !== lane) return;
   const projectId = event.metadata.projectId ?? '';
   const message = outgoing(queued, projectId);
   const domain = await deps.domains.senderDomain(projectId, queued.from.email);
