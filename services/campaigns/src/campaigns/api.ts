@@ -5,6 +5,7 @@
 import {
   type Audience,
   type AwaitViews,
+  type CampaignContent,
   type CampaignEmailsApi,
   EMAILS_VIEW,
   type EmailViewDocument,
@@ -52,6 +53,17 @@ export function audienceOf(fields: CampaignFields): Audience {
     case 'FILTERED':
       return { audienceType: 'FILTERED', audienceFilter: fields.audienceFilter };
   }
+}
+
+/** The content of a campaign's emails, as the sending service takes it. */
+export function contentOf(fields: CampaignFields): CampaignContent {
+  return {
+    subject: fields.subject,
+    body: fields.body,
+    from: fields.from,
+    ...(fields.fromName === null ? {} : { fromName: fields.fromName }),
+    ...(fields.replyTo === null ? {} : { replyTo: fields.replyTo }),
+  };
 }
 
 /** `part / whole`, 0 when `whole` is 0, rounded to 4 decimals. */
@@ -172,19 +184,12 @@ export function campaignsRouter(deps: CampaignsRouterDeps): Router {
     const { projectId, requestId } = caller(res);
     const { email } = parse(testBody, req.body ?? {});
     const campaign = requireCampaign((await commands.load(req.params.id)).state, projectId);
-    const { fields } = campaign;
     const { emailId } = await deps.sending.sendCampaignTest({
       projectId,
       campaignId: campaign.id,
       correlationId: requestId,
       email,
-      content: {
-        subject: fields.subject,
-        body: fields.body,
-        from: fields.from,
-        ...(fields.fromName === null ? {} : { fromName: fields.fromName }),
-        ...(fields.replyTo === null ? {} : { replyTo: fields.replyTo }),
-      },
+      content: contentOf(campaign.fields),
     });
     res.json({ success: true, emailId });
   });

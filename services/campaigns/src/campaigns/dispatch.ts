@@ -17,7 +17,7 @@
  * mail queued meanwhile is never behind more than that.
  */
 import type { CampaignEmailsApi, EmailViewDocument, SegmentsApi } from '@stamp/contracts';
-import { EMAILS_VIEW } from '@stamp/contracts';
+import { EMAILS_VIEW, entityIdOf } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';
 import {
   type EventStore,
@@ -29,7 +29,7 @@ import {
 } from '@stamp/platform';
 import { RateLimiter } from 'limiter';
 
-import { audienceOf } from './api.ts';
+import { audienceOf, contentOf } from './api.ts';
 import type { CampaignCommands } from './commands.ts';
 import { decideCancel, decideDue, nextSendingStep } from './decide.ts';
 import {
@@ -203,19 +203,12 @@ export function campaignDispatcher(deps: DispatchDeps): (event: RecordedEvent) =
     if (contactIds.length > 0) await limiterOf(campaign.projectId).removeTokens(contactIds.length);
     // Cancelled while it waited: nothing more is handed over.
     if ((await commands.load(campaign.id)).revision !== revision) return;
-    const { fields } = campaign;
     const result = await deps.sending.queueCampaignEmails({
       projectId: campaign.projectId,
       campaignId: campaign.id,
       correlationId,
       contactIds,
-      content: {
-        subject: fields.subject,
-        body: fields.body,
-        from: fields.from,
-        ...(fields.fromName === null ? {} : { fromName: fields.fromName }),
-        ...(fields.replyTo === null ? {} : { replyTo: fields.replyTo }),
-      },
+      content: contentOf(campaign.fields),
     });
     await appendAfter(
       campaign,
@@ -227,7 +220,7 @@ export function campaignDispatcher(deps: DispatchDeps): (event: RecordedEvent) =
 
   return async (event) => {
     if (!TRIGGERS.has(event.type)) return;
-    const campaignId = event.streamId.slice(event.streamId.indexOf('-') + 1);
+    const campaignId = entityIdOf(event.streamId);
     const { state, revision } = await commands.load(campaignId);
     // A later event drives the campaign (or ended it).
     if (revision !== event.revision || !state.exists) return;

@@ -4,6 +4,7 @@
  * TimerScheduler fires. Idempotent: every write to a campaign document is guarded by the stream
  * revision it reflects; timers are written only when that document moved.
  */
+import { entityIdOf } from '@stamp/contracts';
 import {
   applyAtRevision,
   type EventHandler,
@@ -84,7 +85,7 @@ export function campaignsProjection(views: ViewStore): EventHandler {
   return async (event: RecordedEvent) => {
     if (!CAMPAIGN_EVENT_TYPES.has(event.type)) return;
     const typed = { type: event.type, data: event.data } as CampaignEvent;
-    const id = event.streamId.slice(event.streamId.indexOf('-') + 1);
+    const id = entityIdOf(event.streamId);
     const moved = await applyAtRevision(
       collection,
       id,
