@@ -324,6 +324,21 @@ describe('the events the services really append', () => {
     await api('POST', `/segments/${fixed.id}/members`, { emails: ['row1@example.org'] });
     await api('DELETE', `/segments/${fixed.id}/members`, { emails: ['row1@example.org'] });
     await api('DELETE', `/segments/${dynamic.id}`);
+    // A tracked segment: row1 enters when tracking starts, and exits when its plan changes.
+    const tracked = (await api('POST', '/segments', {
+      name: 'Pro tracked',
+      trackMembership: true,
+      condition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+      },
+    })) as { id: string };
+    await api('POST', `/segments/${tracked.id}/compute`);
+    await api('POST', '/contacts', { email: 'row1@example.org', data: { plan: 'free' } });
+    await until('the exit of the tracked segment', async () => {
+      const types = [...captured.values()].map((event) => event.type);
+      return types.includes('SegmentExited') ? true : undefined;
+    });
 
     // Campaigns: one edited, scheduled and sent to its audience; one scheduled, cancelled and
     // deleted after its duplicate was made.
@@ -391,6 +406,10 @@ function builtEvents(): { type: string; event: object }[] {
     reason: 'store unavailable',
   });
   return [
+    {
+      type: 'SegmentMembershipDue',
+      event: sample('SegmentMembershipDue', { segmentId: 's1', contactId: 'c1' }),
+    },
     { type: failed.type, event: sample(failed.type, failed.data) },
     { type: jobFailed!.type, event: sample(jobFailed!.type, jobFailed!.data) },
   ];

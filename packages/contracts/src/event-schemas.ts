@@ -737,6 +737,36 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     }),
   ),
 
+  // segment memberships
+  SegmentEntered: v1(
+    'segmentMembership',
+    'A contact entered a segment whose membership is tracked (system event `segment.<slug>.entry`).',
+    object('The entry.', {
+      name: nonEmpty('System event name, `segment.<slug>.entry`.'),
+      segmentId: nonEmpty('Segment id.'),
+      segmentName: nonEmpty('Name of the segment at the time.'),
+      contactId: nonEmpty('Contact id.'),
+    }),
+  ),
+  SegmentExited: v1(
+    'segmentMembership',
+    'A contact left a segment whose membership is tracked (system event `segment.<slug>.exit`).',
+    object('The exit.', {
+      name: nonEmpty('System event name, `segment.<slug>.exit`.'),
+      segmentId: nonEmpty('Segment id.'),
+      segmentName: nonEmpty('Name of the segment at the time.'),
+      contactId: nonEmpty('Contact id.'),
+    }),
+  ),
+  SegmentMembershipDue: v1(
+    'segmentMembership',
+    'A timer fired: the passage of time may have changed whether the contact is a member.',
+    object('The timer.', {
+      segmentId: nonEmpty('Segment id.'),
+      contactId: nonEmpty('Contact id.'),
+    }),
+  ),
+
   // campaigns
   CampaignCreated: v1(
     'campaign',
@@ -894,6 +924,12 @@ export const TOPICS: readonly TopicInfo[] = [
     'segment',
     'segments',
     'Segments: definitions, static members and counts (streams `segment-<segmentId>`).',
+  ),
+  topic(
+    'segmentMembership',
+    'segments',
+    'Memberships of contacts in segments whose membership is tracked, one stream per segment ' +
+      'and contact (streams `segmentMembership-<derived id of segment and contact>`).',
   ),
   topic(
     'campaign',

@@ -153,6 +153,40 @@ export interface EmailStreamEvents {
   EmailFailed: EmailFailedEventData;
 }
 
+// ---------------------------------------------------------------------------------------------
+// Segment memberships (owner: segments service), stream `segmentMembership-<pairId>`.
+
+/**
+ * Stream category of tracked segment memberships: one stream per segment and contact, whose
+ * entries and exits alternate (API reference, "System events and activity").
+ */
+export const SEGMENT_MEMBERSHIP_STREAM_CATEGORY = 'segmentMembership';
+
+/**
+ * Data of `SegmentEntered` / `SegmentExited`: `name` is the system event name
+ * (`segment.<slug>.entry` / `segment.<slug>.exit`); the system event's data is
+ * `{segmentId, segmentName}`.
+ */
+export interface SegmentMembershipEventData {
+  name: string;
+  segmentId: string;
+  segmentName: string;
+  contactId: string;
+}
+
+/** Data fields of the events of a segment membership stream, by event type. */
+export interface SegmentMembershipStreamEvents {
+  SegmentEntered: SegmentMembershipEventData;
+  SegmentExited: SegmentMembershipEventData;
+  SegmentMembershipDue: { segmentId: string; contactId: string };
+}
+
+/** The types of the membership events that are system events (entries and exits). */
+export const SEGMENT_MEMBERSHIP_CHANGES: ReadonlySet<string> = new Set([
+  'SegmentEntered',
+  'SegmentExited',
+]);
+
 /**
  * Stream category of campaigns (`campaign-<campaignId>`, owner: campaigns service); the events
  * other services read.
@@ -171,4 +205,5 @@ export interface IntegrationEvents {
   [TRACKED_EVENT_STREAM_CATEGORY]: TrackedEventStreamEvents;
   [EMAIL_STREAM_CATEGORY]: EmailStreamEvents;
   [CAMPAIGN_STREAM_CATEGORY]: CampaignStreamEvents;
+  [SEGMENT_MEMBERSHIP_STREAM_CATEGORY]: SegmentMembershipStreamEvents;
 }

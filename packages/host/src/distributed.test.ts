@@ -291,6 +291,31 @@ describeWith(engines)('distributed mode, one process per service', () => {
     expect(added.body).toMatchObject({ added: 2, created: 1 });
     expect((await call('GET', `/segments/${fixed.id}`)).body).toMatchObject({ memberCount: 2 });
 
+    // Tracked membership: ada enters when tracking starts, lin when tracked with plan pro; the
+    // entries reach the contacts process's events view over Kafka.
+    const tracked = await call('POST', '/segments', {
+      name: 'Pro tracked',
+      trackMembership: true,
+      condition: {
+        logic: 'AND',
+        groups: [{ filters: [{ field: 'data.plan', operator: 'equals', value: 'pro' }] }],
+      },
+    });
+    expect(tracked.status).toBe(201);
+    await call('POST', '/v1/track', {
+      event: 'visited',
+      email: 'lin@example.org',
+      data: { plan: 'pro' },
+    });
+    const entries = async (): Promise<{ data: { segmentId: string } }[]> =>
+      (
+        (await call('GET', '/events?name=segment.pro-tracked.entry')).body as {
+          data: { data: { segmentId: string } }[];
+        }
+      ).data;
+    await until(async () => (await entries()).length === 2, 30_000);
+    expect((await entries())[0]?.data.segmentId).toBe((tracked.body as { id: string }).id);
+
     // A campaign to that segment, sent by the campaigns process through segments and sending.
     const campaign = await call('POST', '/campaigns', {
       name: 'Beta news',

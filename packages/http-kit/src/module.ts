@@ -17,8 +17,12 @@ export interface ServiceModule {
    * and parse their own non-JSON bodies (for example `express.urlencoded` on a POST route).
    */
   publicRouter?: Router;
-  /** Starts projections, workers and schedulers. */
-  start(): Promise<void>;
+  /**
+   * Starts projections, workers and schedulers. With `replay` (a view rebuild replays the log
+   * into dropped views), projections only fill their views: nothing that reacts to the events
+   * with new events or effects runs on the half-built views.
+   */
+  start(options?: StartOptions): Promise<void>;
   /** Stops background work after the work in progress; commits checkpoints. */
   stop(): Promise<void>;
   /** Log positions its projections have reached, for read-your-writes. */
@@ -28,6 +32,12 @@ export interface ServiceModule {
    * (`stamp views:rebuild`) drops those collections, resets those groups, and replays the log.
    */
   readonly views?: readonly ProjectionViews[];
+}
+
+/** Options of {@link ServiceModule.start}. */
+export interface StartOptions {
+  /** The log is being replayed into dropped views (`stamp views:rebuild`). */
+  replay?: boolean;
 }
 
 /** A projection's consumer group and the view collections it alone fills. */

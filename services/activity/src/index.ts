@@ -9,6 +9,7 @@ import {
   CONTACT_STREAM_CATEGORY,
   CAMPAIGN_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
 } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
@@ -35,6 +36,7 @@ export const ACTIVITY_TOPICS = [
   TRACKED_EVENT_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
   CAMPAIGN_STREAM_CATEGORY,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
 ] as const;
 
 /** Options of {@link createActivityService}. */
@@ -49,7 +51,7 @@ export interface ActivityOptions {
  * Creates the activity service. `router` serves GET /activity, /activity/stats,
  * /activity/recent-count, /activity/types and /activity/upcoming (secret key); `start()` creates
  * the view indexes and starts the `activity-view` consumer (topics `contact`, `trackedEvent`,
- * `email`); `stop()` stops it after the batch in progress; `projections()` returns it for
+ * `email`, `campaign`, `segmentMembership`); `stop()` stops it after the batch in progress; `projections()` returns it for
  * read-your-writes; `views` names the group and the collections a view rebuild drops and replays.
  */
 export function createActivityService(

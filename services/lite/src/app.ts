@@ -83,7 +83,7 @@ export function createServices(
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));
-  const segments = createSegmentsService({ ...base, contacts: contacts.api });
+  const segments = createSegmentsService({ ...base, leases, contacts: contacts.api });
   modules.push(segments);
   modules.push(
     createCampaignsService({

@@ -56,6 +56,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/segments/:id/members' },
   { method: 'DELETE', path: '/segments/:id/members' },
   { method: 'POST', path: '/segments/:id/refresh' },
+  { method: 'POST', path: '/segments/:id/compute' },
   { method: 'GET', path: '/campaigns' },
   { method: 'POST', path: '/campaigns' },
   { method: 'GET', path: '/campaigns/:id' },

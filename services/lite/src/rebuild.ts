@@ -45,7 +45,7 @@ export async function rebuildViews(config: StampConfig, logger: Logger): Promise
       await platform.checkpoints.reset(projection.groupId);
     }
     const head = await platform.store.headPosition();
-    for (const module of modules) await module.start();
+    for (const module of modules) await module.start({ replay: true });
     try {
       const consumers = modules.flatMap((module) => module.projections?.() ?? []);
       const reached = await Promise.all(

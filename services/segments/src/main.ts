@@ -29,12 +29,12 @@ const schema = processEnvSchema
 runService(
   'segments',
   schema,
-  ({ env, deps }) => {
+  ({ env, deps, platform }) => {
     const contacts = remoteApi<ContactsApi>('contacts', ['upsertRecipient'], {
       url: env.STAMP_CONTACTS_URL,
       token: env.STAMP_INTERNAL_TOKEN ?? '',
     });
-    const segments = createSegmentsService({ ...deps, contacts });
+    const segments = createSegmentsService({ ...deps, leases: platform.leases, contacts });
     const methods: (keyof SegmentsApi)[] = ['checkAudience', 'audiencePage'];
     return {
       module: segments,

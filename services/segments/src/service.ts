@@ -1,9 +1,15 @@
 /**
- * The segments service module: routes, the `segments` and `segmentAudience` projections.
+ * The segments service module: routes, the `segments` and `segmentAudience` projections, tracked
+ * membership and the scheduler of its timers.
  */
 import type { ContactsApi, SegmentsApi } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import type { Consumer, RecordedEvent } from '@stamp/platform';
+import {
+  type Consumer,
+  type LeaseStore,
+  type RecordedEvent,
+  TimerScheduler,
+} from '@stamp/platform';
 import type { Router } from 'express';
 
 import {
@@ -20,11 +26,20 @@ import { SEGMENT_CATEGORY } from './segments/events.ts';
 import { createSegmentMembership } from './segments/membership.ts';
 import { SEGMENTS_VIEW_GROUP, segmentsProjection } from './segments/projection.ts';
 import { SEGMENTS_VIEW, segmentsView } from './segments/views.ts';
+import { MEMBERSHIP_GROUP, membershipStarter } from './membership/starter.ts';
+import { MembershipTracker } from './membership/tracker.ts';
+import { createMembershipIndexes, MEMBERS_VIEW, SEGMENT_TIMERS } from './membership/views.ts';
 
 /** Dependencies of {@link createSegmentsService}. */
 export interface SegmentsServiceDeps extends ServiceDeps {
   /** Creates the missing contacts of `POST /segments/:id/members` with `createMissing`. */
   contacts: Pick<ContactsApi, 'upsertRecipient'>;
+  /** Leases of the membership timers' scheduler (one firing process at a time). */
+  leases: LeaseStore;
+  /** Whether start() runs the scheduler of membership timers (default true); its poll, ms. */
+  timers?: { enabled?: boolean; intervalMs?: number };
+  /** The clock of relative-time conditions in tracked membership (default: the system clock). */
+  now?: () => Date;
 }
 
 /**
@@ -39,14 +54,23 @@ export function createSegmentsService(
 ): ServiceModule & { router: Router; api: SegmentsApi } {
   const commands = createSegmentCommands(deps.store);
   const membership = createSegmentMembership(deps.views);
+  const tracker = new MembershipTracker({
+    store: deps.store,
+    views: deps.views,
+    logger: deps.logger,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+  });
   const router = segmentsRouter({
     commands,
     membership,
+    tracker,
     contacts: deps.contacts,
     views: deps.views,
     awaitViews: deps.awaitViews,
   });
   let consumers: Consumer[] = [];
+  let workers: Consumer[] = [];
+  let scheduler: TimerScheduler | undefined;
 
   return {
     name: 'segments',
@@ -54,12 +78,16 @@ export function createSegmentsService(
     api: createAudiences(deps.views, commands, membership),
     views: [
       { groupId: SEGMENTS_VIEW_GROUP, collections: [SEGMENTS_VIEW] },
-      { groupId: AUDIENCE_VIEW_GROUP, collections: [AUDIENCE_VIEW] },
+      { groupId: AUDIENCE_VIEW_GROUP, collections: [AUDIENCE_VIEW, MEMBERS_VIEW] },
     ],
-    async start() {
+    async start(options) {
       if (consumers.length > 0) return;
+      // A rebuild replays the log into the views alone: evaluating memberships on half-built
+      // views would enter and exit contacts at random.
+      const live = options?.replay !== true;
       await segmentsView(deps.views).createIndex({ projectId: 1 });
       await createAudienceIndexes(deps.views);
+      await createMembershipIndexes(deps.views);
       consumers = [
         deps.bus.consume({
           groupId: SEGMENTS_VIEW_GROUP,
@@ -69,13 +97,41 @@ export function createSegmentsService(
         deps.bus.consume({
           groupId: AUDIENCE_VIEW_GROUP,
           topics: AUDIENCE_TOPICS,
-          handle: (event: RecordedEvent) => projectAudience(deps.views, event),
+          handle: async (event: RecordedEvent) => {
+            await projectAudience(deps.views, event);
+            await tracker.project(event);
+            if (live) await tracker.evaluate(event);
+          },
         }),
       ];
+      if (!live) return;
+      workers = [
+        deps.bus.consume({
+          groupId: MEMBERSHIP_GROUP,
+          topics: [SEGMENT_CATEGORY],
+          // A process manager: a full pass of a segment takes seconds.
+          ownPass: true,
+          handle: membershipStarter({ commands, tracker, logger: deps.logger }),
+        }),
+      ];
+      if (deps.timers?.enabled !== false) {
+        scheduler = new TimerScheduler({
+          store: deps.store,
+          views: deps.views,
+          leases: deps.leases,
+          logger: deps.logger,
+          collection: SEGMENT_TIMERS,
+          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
+        });
+        scheduler.start();
+      }
     },
     async stop() {
-      const running = consumers;
+      await scheduler?.stop();
+      scheduler = undefined;
+      const running = [...workers, ...consumers];
       consumers = [];
+      workers = [];
       for (const consumer of running) await consumer.stop();
     },
     projections: () => consumers,

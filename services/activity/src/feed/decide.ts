@@ -5,6 +5,9 @@
  * | event (stream category)            | activity                                           |
  * |------------------------------------|----------------------------------------------------|
  * | EventTracked (`trackedEvent`)      | `event.triggered` `{name, data}`                   |
+ * | SegmentEntered, SegmentExited      | `event.triggered` `{name, data}`: the system event |
+ * | (`segmentMembership`)              | `segment.<slug>.entry` / `.exit`, data             |
+ * |                                    | `{segmentId, segmentName}`                         |
  * | EmailQueued (`email`)              | `email.sent` `{subject, templateId?}`: accepted    |
  * | EmailSent (`email`)                | `email.delivered`: the receiving server took it    |
  * | EmailFailed (`email`)              | `email.bounced` `{error}`: rejected or retries out |
@@ -28,6 +31,8 @@ import {
   EMAIL_STREAM_CATEGORY,
   type EmailStreamEvents,
   entityIdOf,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
+  type SegmentMembershipStreamEvents,
   TRACKED_EVENT_STREAM_CATEGORY,
   type TrackedEventStreamEvents,
 } from '@stamp/contracts';
@@ -114,6 +119,21 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
         type: 'event.triggered',
         contactId,
         data: { name, data: { ...data } },
+      },
+    };
+  }
+
+  if (category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY) {
+    const typed = event as unknown as Typed<SegmentMembershipStreamEvents>;
+    if (typed.type !== 'SegmentEntered' && typed.type !== 'SegmentExited') return NONE;
+    const { name, contactId, segmentId, segmentName } = typed.data;
+    return {
+      kind: 'add',
+      item: {
+        ...base,
+        type: 'event.triggered',
+        contactId,
+        data: { name, data: { segmentId, segmentName } },
       },
     };
   }

@@ -4,11 +4,12 @@
  * GET /events/:eventName/usage, DELETE /events/:eventName. (POST /events/track is the tracking
  * router's.)
  */
-import { caller, cursorQuery, invalidCursor, parse } from '@stamp/http-kit';
+import { caller, cursorQuery, invalidCursor, parse, validationError } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
+import { isReservedEventName } from '../track/decide.ts';
 import type { TrackedEventCommands } from './commands.ts';
 import type { TrackedEventQueries } from './queries.ts';
 import { eventUsage } from './usage.ts';
@@ -52,7 +53,8 @@ const param = (req: Request, name: string): string => String(req.params[name]);
  * - GET /events/:eventName/usage: `{workflows, segments, campaigns}`, each `[{id, name}]`.
  * - DELETE /events/:eventName: deletes every event of that name recorded so far, from the views
  *   and from the event log; `{success: true, deleted}`.
- * Errors: 422 VALIDATION_ERROR for a bad `limit`, `cursor` or `name`; 404 CONTACT_NOT_FOUND for
+ * Errors: 422 VALIDATION_ERROR for a bad `limit`, `cursor` or `name`, or the deletion of a system
+ * event name (code `reserved_event`); 404 CONTACT_NOT_FOUND for
  * a contact outside the project; 404 RESOURCE_NOT_FOUND when deleting a name without events.
  */
 export function trackedEventsRouter(deps: TrackedEventsRouterDeps): Router {
@@ -98,11 +100,19 @@ export function trackedEventsRouter(deps: TrackedEventsRouterDeps): Router {
 
   router.delete('/events/:eventName', async (req: Request, res: Response) => {
     const who = caller(res);
-    const result = await deps.commands.deleteByName(
-      who.projectId,
-      param(req, 'eventName'),
-      who.requestId,
-    );
+    const name = param(req, 'eventName');
+    // System events (segment entries and exits) record state their streams still carry.
+    if (isReservedEventName(name)) {
+      throw validationError([
+        {
+          field: 'eventName',
+          message: `"${name}" is a system event name; system events are not deleted`,
+          code: 'reserved_event',
+          received: name,
+        },
+      ]);
+    }
+    const result = await deps.commands.deleteByName(who.projectId, name, who.requestId);
     res.json({ success: true, deleted: result.deleted });
   });
 

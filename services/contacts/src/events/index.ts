@@ -2,6 +2,7 @@
  * Tracked events of the contacts service (spec part 4, "Events"): the read routes and deletion by
  * name over the views that the `tracked-events-view` projection fills from the event log.
  */
+import { SEGMENT_MEMBERSHIP_STREAM_CATEGORY } from '@stamp/contracts';
 import type { ProjectionViews, ServiceDeps } from '@stamp/http-kit';
 import type { Consumer } from '@stamp/platform';
 import type { Router } from 'express';
@@ -58,7 +59,8 @@ export interface TrackedEvents {
 
 /**
  * Creates the tracked-events part: `router` (see {@link trackedEventsRouter}); `start()` runs the
- * `tracked-events-view` consumer on topics `trackedEvent`, `contact` and `trackedEventName`.
+ * `tracked-events-view` consumer on topics `trackedEvent`, `contact`, `trackedEventName` and
+ * `segmentMembership`.
  */
 export function createTrackedEvents(deps: TrackedEventsDeps): TrackedEvents {
   const projection = new TrackedEventsProjection({ views: deps.views, store: deps.store });
@@ -91,7 +93,12 @@ export function createTrackedEvents(deps: TrackedEventsDeps): TrackedEvents {
       consumers = [
         deps.bus.consume({
           groupId: TRACKED_EVENTS_VIEW_GROUP,
-          topics: [TRACKED_EVENT_CATEGORY, CONTACT_CATEGORY, TRACKED_EVENT_NAME_CATEGORY],
+          topics: [
+            TRACKED_EVENT_CATEGORY,
+            CONTACT_CATEGORY,
+            TRACKED_EVENT_NAME_CATEGORY,
+            SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
+          ],
           handle: (event) => projection.handle(event),
           concurrency: 16,
         }),

@@ -1,7 +1,9 @@
 /**
  * The `tracked-events-view` projection (spec part 4, "Events"; architecture brief, "Idempotent
  * projections" and "Privacy"): fills the views of `views.ts` from
- * - `EventTracked` (topic `trackedEvent`): inserts the event's document and counts it;
+ * - `EventTracked` (topic `trackedEvent`) and the system events `segment.<slug>.entry` / `.exit`
+ *   (`SegmentEntered` / `SegmentExited`, topic `segmentMembership`): inserts the event's document
+ *   and counts it;
  * - `ContactDeleted` (topic `contact`): removes the contact's events and marks the contact, so a
  *   lagging event of it is never projected again;
  * - `TrackedEventsDeleted` (topic `trackedEventName`): marks the name up to the recorded log
@@ -13,7 +15,11 @@
  * with a deletion cannot survive it. Rebuildable: dropping the five collections and replaying the
  * log yields the same views.
  */
-import type { ContactValue } from '@stamp/contracts';
+import {
+  type ContactValue,
+  SEGMENT_MEMBERSHIP_CHANGES,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
+} from '@stamp/contracts';
 import {
   type BulkOperation,
   type EventStore,
@@ -107,6 +113,11 @@ export class TrackedEventsProjection {
     const category = event.streamId.slice(0, event.streamId.indexOf('-'));
     if (category === TRACKED_EVENT_CATEGORY && event.type === 'EventTracked') {
       await this.tracked(event);
+    } else if (
+      category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY &&
+      SEGMENT_MEMBERSHIP_CHANGES.has(event.type)
+    ) {
+      await this.tracked(event);
     } else if (category === CONTACT_CATEGORY && event.type === 'ContactDeleted') {
       await this.contactDeleted(event);
     } else if (category === TRACKED_EVENT_NAME_CATEGORY && event.type === 'TrackedEventsDeleted') {
@@ -114,25 +125,34 @@ export class TrackedEventsProjection {
     }
   }
 
+  /**
+   * Inserts a tracked event, or a system event recorded as a membership change (data
+   * `{segmentId, segmentName}`), under its event id.
+   */
   private async tracked(event: RecordedEvent): Promise<void> {
     if (event.erased === true || !isRecord(event.data)) return;
     const projectId = event.metadata.projectId;
-    const { name, contactId } = event.data;
+    const { name, contactId, segmentId, segmentName } = event.data;
+    const data =
+      event.type === 'EventTracked'
+        ? primitives(event.data.data)
+        : primitives({ segmentId, segmentName });
     if (projectId === undefined || typeof name !== 'string' || typeof contactId !== 'string') {
       return;
     }
     const block = await this.blockOf(projectId, name, contactId, event.position);
+    const own = event.type === 'EventTracked';
     if (block === 'name') {
-      await this.store.deleteStream(event.streamId);
+      if (own) await this.store.deleteStream(event.streamId);
       return;
     }
     if (block === 'contact') return;
     const document: TrackedEventView = {
-      _id: idOf(event.streamId),
+      _id: event.id,
       projectId,
       name,
       contactId,
-      data: primitives(event.data.data),
+      data,
       createdAt: event.createdAt,
       position: event.position,
       bucket: bucketOf(event.position),
@@ -147,7 +167,7 @@ export class TrackedEventsProjection {
     // A deletion may have marked the name or the contact while the document was being inserted.
     const late = await this.blockOf(projectId, name, contactId, event.position);
     if (late !== null) await this.remove([document]);
-    if (late === 'name') await this.store.deleteStream(event.streamId);
+    if (late === 'name' && own) await this.store.deleteStream(event.streamId);
   }
 
   private async contactDeleted(event: RecordedEvent): Promise<void> {

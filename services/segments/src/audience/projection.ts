@@ -21,6 +21,7 @@ import {
   type ContactStreamEvents,
   EMAIL_STREAM_CATEGORY,
   entityIdOf,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
   type EventTrackedEventData,
 } from '@stamp/contracts';
@@ -42,12 +43,16 @@ export const AUDIENCE_VIEW = 'segmentAudience';
 /** Consumer group of the projection. */
 export const AUDIENCE_VIEW_GROUP = 'segments-audience';
 
-/** Topics the projection reads. */
+/**
+ * Topics the projection reads (`segmentMembership` fills the members view of tracked
+ * membership, in the same consumer group).
+ */
 export const AUDIENCE_TOPICS = [
   CONTACT_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
   SEGMENT_CATEGORY,
+  SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
 ] as const;
 
 /** A stored audience document: the summary, plus what the projection's guards keep. */

@@ -1,4 +1,6 @@
-import { firstInstantAfter, nextBoundary } from './boundary.ts';
+import { Query } from 'mingo';
+
+import { boundaryFilter, firstInstantAfter, nextBoundary } from './boundary.ts';
 import type { AudienceDocument } from './audience.ts';
 import type { Condition, Filter, SegmentReference } from './condition.ts';
 import { evaluateCondition } from './evaluate.ts';
@@ -122,6 +124,18 @@ describe('nextBoundary', () => {
     const before = at(condition, document, NOW.getTime());
     expect(at(condition, document, expected - 1)).toBe(before);
     expect(at(condition, document, expected)).toBe(!before);
+  });
+
+  it.each(cases)('boundaryFilter selects the document given %s', (_name, filter, overrides) => {
+    const condition = allOf(filter);
+    const document = audienceDocument(overrides);
+    const selector = boundaryFilter(condition, NOW);
+    if (nextBoundary(condition, document, NOW) !== undefined) {
+      // Every document with a boundary to come is among those the filter selects.
+      expect(selector).toBeDefined();
+      expect(new Query(selector ?? {}).test(document)).toBe(true);
+    }
+    if (filter.operator === 'greaterThan') expect(selector).toBeUndefined();
   });
 
   it('gives the earliest boundary of all filters, whatever the logic', () => {

@@ -6,7 +6,13 @@ import {
   parseField,
   type SegmentResolver,
 } from './condition.ts';
-import { type AudienceDocument, encodePathKey } from './audience.ts';
+import {
+  type AudienceDocument,
+  dataPath,
+  emailLastPath,
+  encodePathKey,
+  eventLastPath,
+} from './audience.ts';
 import { durationValue, unitValue } from './compile.ts';
 import { forEachFilter, isInlined, segmentIdOf } from './references.ts';
 
@@ -95,25 +101,91 @@ export function nextBoundary(
 ): Date | undefined {
   const after = now.getTime();
   let earliest: number | undefined;
-  const visited = new Set<string>();
-  const visit = (filter: Filter): void => {
-    const id = segmentIdOf(filter);
-    if (id !== undefined) {
-      const segment = resolveSegment?.(id);
-      if (segment === undefined || visited.has(id)) return;
-      visited.add(id);
-      if (isInlined(segment) && segment.condition !== undefined) {
-        forEachFilter(segment.condition, '', visit);
-      }
-      return;
-    }
+  forEachTimedFilter(condition, resolveSegment, (filter) => {
     const timestamp = timestampOf(filter, document);
     if (timestamp === undefined) return;
     const crossed = firstInstantAfter(timestamp);
     if (crossed === undefined) return;
     const instant = crossed + durationMs(durationValue(filter), unitValue(filter));
     if (instant > after && (earliest === undefined || instant < earliest)) earliest = instant;
-  };
-  forEachFilter(condition, '', visit);
+  });
   return earliest === undefined ? undefined : new Date(earliest);
+}
+
+/** Operators whose answer moves with the clock. */
+const TIMED_OPERATORS: ReadonlySet<string> = new Set([
+  'within',
+  'olderThan',
+  'triggeredWithin',
+  'triggeredOlderThan',
+  'notTriggeredWithin',
+]);
+
+/**
+ * Calls `visit` with each relative-time filter of `condition` and of the untracked dynamic
+ * segments it inlines (through `resolveSegment`, once each; unknown segments are skipped).
+ */
+function forEachTimedFilter(
+  condition: Condition,
+  resolveSegment: SegmentResolver | undefined,
+  visit: (filter: Filter) => void,
+): void {
+  const visited = new Set<string>();
+  const each = (filter: Filter): void => {
+    const id = segmentIdOf(filter);
+    if (id !== undefined) {
+      const segment = resolveSegment?.(id);
+      if (segment === undefined || visited.has(id)) return;
+      visited.add(id);
+      if (isInlined(segment) && segment.condition !== undefined) {
+        forEachFilter(segment.condition, '', each);
+      }
+      return;
+    }
+    if (TIMED_OPERATORS.has(filter.operator)) visit(filter);
+  };
+  forEachFilter(condition, '', each);
+}
+
+/** Path of the timestamp a relative-time filter compares, in audience documents. */
+function timestampPath(filter: Filter): string | undefined {
+  const ref = parseField(filter.field);
+  switch (ref?.kind) {
+    case 'date':
+      return ref.name;
+    case 'data':
+      return dataPath(ref.key);
+    case 'event':
+      return eventLastPath(ref.name);
+    case 'emailActivity':
+      return emailLastPath(ref.activity);
+    default:
+      return undefined;
+  }
+}
+
+/** One day, ms: the slack of {@link boundaryFilter} for date-only and other non-ISO texts. */
+const DAY_MS = 86_400_000;
+
+/**
+ * The MongoDB filter of the audience documents that may have a {@link nextBoundary} after `now`
+ * for `condition` (a superset: a document outside it has none), or undefined when the condition
+ * has no relative-time filter, so that the clock never changes its answer. A filter comparing
+ * timestamp `t` with `now − duration` can flip later only when `t` is after `now − duration`
+ * (one day earlier is taken, for texts that are not in `toISOString` form).
+ */
+export function boundaryFilter(
+  condition: Condition,
+  now: Date,
+  resolveSegment?: SegmentResolver,
+): Record<string, unknown> | undefined {
+  const parts: Record<string, unknown>[] = [];
+  forEachTimedFilter(condition, resolveSegment, (filter) => {
+    const path = timestampPath(filter);
+    if (path === undefined) return;
+    const from = now.getTime() - durationMs(durationValue(filter), unitValue(filter)) - DAY_MS;
+    parts.push({ [path]: { $gte: isoText(Math.max(from, FIRST_INSTANT)) } });
+  });
+  if (parts.length === 0) return undefined;
+  return parts.length === 1 ? parts[0] : { $or: parts };
 }

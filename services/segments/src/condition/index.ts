@@ -12,7 +12,7 @@ export {
   eventLastPath,
   type EventSummary,
 } from './audience.ts';
-export { firstInstantAfter, nextBoundary } from './boundary.ts';
+export { boundaryFilter, firstInstantAfter, nextBoundary } from './boundary.ts';
 export { compileCondition, type ViewFilter } from './compile.ts';
 export {
   type Condition,

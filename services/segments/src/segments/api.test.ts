@@ -63,7 +63,11 @@ beforeAll(async () => {
     resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
     secrets: new Secrets(randomBytes(32)),
   });
-  const segments = createSegmentsService({ ...base, contacts: contacts.api });
+  const segments = createSegmentsService({
+    ...base,
+    leases: platform.leases,
+    contacts: contacts.api,
+  });
   modules.push(contacts, segments);
   for (const module of modules) await module.start();
   const router = Router();

@@ -1,7 +1,7 @@
 /**
  * Routes of segments (spec part 4 "Segments"; secret key, mounted by the gateway behind auth):
  * GET/POST /segments, GET/PATCH/DELETE /segments/:id, GET /segments/:id/contacts,
- * POST/DELETE /segments/:id/members, POST /segments/:id/refresh.
+ * POST/DELETE /segments/:id/members, POST /segments/:id/refresh, POST /segments/:id/compute.
  */
 import {
   type AwaitViews,
@@ -28,6 +28,7 @@ import {
   requireStatic,
 } from './decide.ts';
 import type { KnownSegment } from './events.ts';
+import type { MembershipTracker } from '../membership/tracker.ts';
 import type { SegmentMembership } from './membership.ts';
 import { LIVE, segmentsView, toResource } from './views.ts';
 
@@ -38,6 +39,7 @@ export const MAX_MEMBER_EMAILS = 1000;
 export interface SegmentsRouterDeps {
   commands: SegmentCommands;
   membership: SegmentMembership;
+  tracker: Pick<MembershipTracker, 'compute'>;
   contacts: Pick<ContactsApi, 'upsertRecipient'>;
   views: ViewStore;
   awaitViews: AwaitViews;
@@ -97,6 +99,11 @@ function tallied(emails: readonly string[], outcomes: ReadonlyMap<string, Member
  * - DELETE /segments/:id/members → 200 `{results, removed, notMembers, notFound}`.
  * - POST /segments/:id/refresh → 200 the segment with its members counted again (no events
  *   about members, no membership writes).
+ * - POST /segments/:id/compute → 200 the segment counted again, with `entered` and `exited`: for
+ *   a tracked dynamic segment, a full pass appends `segment.<slug>.entry` for each contact that
+ *   matches and is not a member and `segment.<slug>.exit` for each member that no longer matches
+ *   (both 0 for other segments, whose membership is not tracked). Its events are in the views
+ *   when it answers.
  */
 export function segmentsRouter(deps: SegmentsRouterDeps): Router {
   const router = Router();
@@ -337,6 +344,15 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
     const segment = requireSegment((await commands.load(id)).state, projectId);
     await deps.awaitViews(await recount(segment, requestId));
     res.json(toResource(await view(projectId, id)));
+  });
+
+  router.post('/segments/:id/compute', async (req, res) => {
+    const { projectId, requestId } = caller(res);
+    const id = req.params.id;
+    const segment = requireSegment((await commands.load(id)).state, projectId);
+    const { entered, exited, position } = await deps.tracker.compute(segment);
+    await deps.awaitViews(Math.max(position, await recount(segment, requestId)));
+    res.json({ ...toResource(await view(projectId, id)), entered, exited });
   });
 
   return router;
