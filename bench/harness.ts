@@ -55,12 +55,18 @@ export async function startProcess(
       ...process.env,
       STAMP_PORT: String(port),
       PORT: String(port),
-      STAMP_LOG_LEVEL: 'silent',
+      STAMP_LOG_LEVEL: process.env.BENCH_CHILD_LOGS ?? 'silent',
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', process.env.BENCH_CHILD_LOGS === undefined ? 'ignore' : 'inherit', 'inherit'],
   });
+  // A benchmark that fails leaves no process behind.
+  const reap = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.on('exit', reap);
+  child.once('exit', () => process.off('exit', reap));
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
     try {

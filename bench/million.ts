@@ -1,13 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createAccountsService } from '@stamp/accounts';
-import { createContactsService } from '@stamp/contacts';
-import { createLogger, DnsResolver, openEmbeddedPlatform, Secrets } from '@stamp/platform';
-
 import { benchDirectory, figure, KEYS, startProcess, startStamp } from './harness.ts';
+import { rebuildViews, seedContacts } from './seed.ts';
 
 /**
  * One million contacts in embedded mode. The contacts are written through the contacts
@@ -27,68 +22,14 @@ const samples = Number(process.env.SAMPLES ?? 40);
  */
 const kept = process.env.STAMP_DATA_DIR;
 const dataDir = kept ?? benchDirectory('stamp-million-');
-const logger = createLogger({ level: 'warn' });
-const plans = ['free', 'pro', 'team', 'enterprise'];
-const countries = ['FR', 'DE', 'US', 'JP', 'BR', 'IN', 'NG', 'PL'];
 
 const seeded = performance.now();
 if (!existsSync(join(dataDir, 'stamp.db'))) {
-  // The first start creates the project the bootstrap keys belong to.
-  await (await startStamp({ STAMP_DATA_DIR: dataDir })).stop();
-  const platform = openEmbeddedPlatform({ dataDir, logger });
-  const accounts = createAccountsService({
-    store: platform.store,
-    bus: platform.bus,
-    views: platform.views,
-    logger,
-    awaitViews: async () => undefined,
-  });
-  const project = await accounts.api.defaultProjectId();
-  if (project === null) throw new Error('the first start created no project');
-  const service = createContactsService({
-    store: platform.store,
-    bus: platform.bus,
-    views: platform.views,
-    logger,
-    awaitViews: async () => undefined,
-    resolver: new DnsResolver(),
-    secrets: new Secrets(randomBytes(32)),
-  });
-  const batch = 1000;
-  for (let start = 0; start < count; start += batch) {
-    await Promise.all(
-      Array.from({ length: Math.min(batch, count - start) }, (_, offset) => {
-        const index = start + offset;
-        const data: Record<string, string | number | boolean> = {
-          plan: plans[index % plans.length] ?? 'free',
-          country: countries[(index * 7) % countries.length] ?? 'FR',
-          seats: index % 50,
-        };
-        if (index % 3 === 0)
-          data.signedUpAt = new Date(1_700_000_000_000 + index * 1000).toISOString();
-        if (index % 10 === 0) data.beta = true;
-        return service.api.upsertRecipient({
-          projectId: project,
-          email: `user${index}.${(index * 2654435761) % 1_000_003}@example${index % 100}.org`,
-          data,
-          defaultSubscribed: true,
-          correlationId: 'bench',
-        });
-      }),
-    );
-  }
-  figure('million.events_in_log', await platform.store.headPosition(), 'events');
-  await platform.close();
+  await seedContacts(dataDir, count);
   figure('million.seed_time', (performance.now() - seeded) / 1000, 's');
 }
 
-const rebuild = spawnSync(process.execPath, ['services/lite/src/cli.ts', 'views:rebuild'], {
-  env: { ...process.env, STAMP_DATA_DIR: dataDir, STAMP_LOG_LEVEL: 'warn' },
-  encoding: 'utf8',
-});
-if (rebuild.status !== 0) throw new Error(`views:rebuild failed: ${rebuild.stderr}`);
-const rebuiltIn = /in ([\d.]+) s/.exec(rebuild.stdout)?.[1] ?? 'NaN';
-figure('million.view_rebuild_time', Number(rebuiltIn), 's');
+figure('million.view_rebuild_time', rebuildViews(dataDir), 's');
 
 const stamp = await startStamp({ STAMP_DATA_DIR: dataDir });
 figure('million.time_to_ready', stamp.startMs, 'ms');

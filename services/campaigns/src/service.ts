@@ -4,7 +4,13 @@
  */
 import type { CampaignEmailsApi, SegmentsApi } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import { type Consumer, type LeaseStore, TimerScheduler } from '@stamp/platform';
+import {
+  type Consumer,
+  type LeaseStore,
+  startTimerScheduler,
+  type TimerScheduler,
+  type TimerSettings,
+} from '@stamp/platform';
 
 import { campaignsRouter } from './campaigns/api.ts';
 import { createCampaignCommands } from './campaigns/commands.ts';
@@ -27,7 +33,7 @@ export interface CampaignsServiceDeps extends ServiceDeps {
   sending: CampaignEmailsApi;
   throttle?: Partial<CampaignThrottle>;
   /** Whether start() runs the scheduler of campaign timers (default true); its poll interval, ms. */
-  timers?: { enabled?: boolean; intervalMs?: number };
+  timers?: TimerSettings;
 }
 
 /**
@@ -81,17 +87,16 @@ export function createCampaignsService(deps: CampaignsServiceDeps): ServiceModul
           }),
         }),
       ];
-      if (deps.timers?.enabled !== false) {
-        scheduler = new TimerScheduler({
+      scheduler = startTimerScheduler(
+        {
           store: deps.store,
           views: deps.views,
           leases: deps.leases,
           logger: deps.logger,
           collection: CAMPAIGN_TIMERS_VIEW,
-          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
-        });
-        scheduler.start();
-      }
+        },
+        deps.timers,
+      );
     },
     async stop() {
       await scheduler?.stop();

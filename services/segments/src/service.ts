@@ -8,7 +8,9 @@ import {
   type Consumer,
   type LeaseStore,
   type RecordedEvent,
-  TimerScheduler,
+  startTimerScheduler,
+  type TimerScheduler,
+  type TimerSettings,
 } from '@stamp/platform';
 import type { Router } from 'express';
 
@@ -37,7 +39,7 @@ export interface SegmentsServiceDeps extends ServiceDeps {
   /** Leases of the membership timers' scheduler (one firing process at a time). */
   leases: LeaseStore;
   /** Whether start() runs the scheduler of membership timers (default true); its poll, ms. */
-  timers?: { enabled?: boolean; intervalMs?: number };
+  timers?: TimerSettings;
   /** The clock of relative-time conditions in tracked membership (default: the system clock). */
   now?: () => Date;
 }
@@ -114,17 +116,16 @@ export function createSegmentsService(
           handle: membershipStarter({ commands, tracker, logger: deps.logger }),
         }),
       ];
-      if (deps.timers?.enabled !== false) {
-        scheduler = new TimerScheduler({
+      scheduler = startTimerScheduler(
+        {
           store: deps.store,
           views: deps.views,
           leases: deps.leases,
           logger: deps.logger,
           collection: SEGMENT_TIMERS,
-          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
-        });
-        scheduler.start();
-      }
+        },
+        deps.timers,
+      );
     },
     async stop() {
       await scheduler?.stop();

@@ -1,6 +1,6 @@
 import type { ContactsApi, DomainsApi } from '@stamp/contracts';
 import type { ServiceDeps } from '@stamp/http-kit';
-import type { LeaseStore, Mailer, Secrets } from '@stamp/platform';
+import type { LeaseStore, Mailer, Secrets, TimerSettings } from '@stamp/platform';
 
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {
@@ -39,7 +39,7 @@ export interface SendingDeps extends ServiceDeps {
   limits?: Partial<SendingLimits>;
   retry?: Partial<RetryPolicy>;
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
-  timers?: { enabled?: boolean; intervalMs?: number };
+  timers?: TimerSettings;
 }
 
 /** Default sandbox sender domain. */

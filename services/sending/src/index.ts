@@ -7,7 +7,8 @@ import {
   OutboxMailer,
   streamCategory,
   TIMERS_COLLECTION,
-  TimerScheduler,
+  startTimerScheduler,
+  type TimerScheduler,
 } from '@stamp/platform';
 import { Router } from 'express';
 
@@ -137,16 +138,10 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           handle: (event) => handleDelivery(deliveryDeps, event, lane),
         }),
       );
-      if (deps.timers?.enabled !== false) {
-        scheduler = new TimerScheduler({
-          store: deps.store,
-          views: deps.views,
-          leases: deps.leases,
-          logger: deps.logger,
-          ...(deps.timers?.intervalMs === undefined ? {} : { intervalMs: deps.timers.intervalMs }),
-        });
-        scheduler.start();
-      }
+      scheduler = startTimerScheduler(
+        { store: deps.store, views: deps.views, leases: deps.leases, logger: deps.logger },
+        deps.timers,
+      );
     },
     async stop() {
       await scheduler?.stop();

@@ -105,3 +105,27 @@ export class TimerScheduler {
     return due.length;
   }
 }
+
+/** A service's choice about its timers: whether its scheduler runs (default true), its poll, ms. */
+export interface TimerSettings {
+  enabled?: boolean;
+  intervalMs?: number;
+}
+
+/**
+ * Starts a {@link TimerScheduler} with `options` and the poll of `settings`, unless
+ * `settings.enabled` is false (a test that fires the timers itself).
+ * @returns the running scheduler, or undefined when none was started.
+ */
+export function startTimerScheduler(
+  options: Omit<TimerSchedulerOptions, 'intervalMs'>,
+  settings: TimerSettings = {},
+): TimerScheduler | undefined {
+  if (settings.enabled === false) return undefined;
+  const scheduler = new TimerScheduler({
+    ...options,
+    ...(settings.intervalMs === undefined ? {} : { intervalMs: settings.intervalMs }),
+  });
+  scheduler.start();
+  return scheduler;
+}

@@ -176,6 +176,28 @@ function equals(path: string, value: Scalar | null, collection: SqlCollection): 
   return { sql: `${field} = ?${guard}`, params: [value], exact: true };
 }
 
+/**
+ * `path IN (?, …)` for a non-empty list of strings where equality needs no type guard (`_id`, or
+ * a path that never holds objects or arrays): one flat expression, however long the list (an
+ * OR of as many equalities would exceed SQLite's expression depth). Undefined otherwise.
+ */
+function stringList(
+  path: string,
+  members: readonly unknown[],
+  collection: SqlCollection,
+): SqlCondition | undefined {
+  if (members.length === 0 || !members.every((item) => typeof item === 'string')) return undefined;
+  if (path !== '_id' && (collection.shape.mask(path) & (TYPE.object | TYPE.array)) !== 0) {
+    return undefined;
+  }
+  const placeholders = members.map(() => '?').join(', ');
+  return {
+    sql: `${collection.column(path)} IN (${placeholders})`,
+    params: members as string[],
+    exact: true,
+  };
+}
+
 const RANGE: Record<string, string> = { $lt: '<', $lte: '<=', $gt: '>', $gte: '>=' };
 
 /** `$lt`, `$lte`, `$gt`, `$gte` with a string or number: MongoDB compares within the type. */
@@ -319,7 +341,9 @@ function fieldCondition(path: string, expected: unknown, collection: SqlCollecti
           parts.push(ANY);
           break;
         }
-        const any = or(members.map((item) => equals(path, item, collection)));
+        const any =
+          stringList(path, members, collection) ??
+          or(members.map((item) => equals(path, item, collection)));
         parts.push(operator === '$in' ? any : not(any));
         break;
       }

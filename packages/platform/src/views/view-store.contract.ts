@@ -37,6 +37,23 @@ export function viewStoreContract(name: string, make: () => Promise<ViewStore>):
       ).rejects.toBeInstanceOf(DuplicateKeyError);
     });
 
+    it('answers $in and $nin with thousands of values, on _id and on a field', async () => {
+      const items = views.collection('items');
+      const ids = Array.from({ length: 3000 }, (_, index) => `i${index}`);
+      await items.bulkWrite(
+        ids.map((_id, index) => ({
+          replaceOne: { filter: { _id }, replacement: { _id, tag: `t${index % 7}` }, upsert: true },
+        })),
+      );
+      const wanted = ids.filter((_, index) => index % 3 === 0);
+      expect(await items.countDocuments({ _id: { $in: wanted } })).toBe(1000);
+      expect(await items.countDocuments({ _id: { $nin: wanted } })).toBe(2000);
+      const tags = Array.from({ length: 2000 }, (_, index) => `t${index}`);
+      expect(await items.countDocuments({ tag: { $in: tags.slice(2, 2000) } })).toBe(
+        ids.filter((_, index) => index % 7 >= 2).length,
+      );
+    });
+
     it('updates with operators, upserts, and guards by revision', async () => {
       const contacts = views.collection('contacts');
       await contacts.updateOne(

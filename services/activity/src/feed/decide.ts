@@ -108,34 +108,28 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
   }
   if (event.erased === true) return NONE;
 
+  /** An `event.triggered` item: a tracked event, or a system event (segment entry, exit). */
+  const triggered = (
+    contactId: string,
+    name: string,
+    data: Record<string, unknown>,
+  ): ActivityChange => ({
+    kind: 'add',
+    item: { ...base, type: 'event.triggered', contactId, data: { name, data } },
+  });
+
   if (category === TRACKED_EVENT_STREAM_CATEGORY) {
     const typed = event as unknown as Typed<TrackedEventStreamEvents>;
     if (typed.type !== 'EventTracked') return NONE;
     const { name, contactId, data } = typed.data;
-    return {
-      kind: 'add',
-      item: {
-        ...base,
-        type: 'event.triggered',
-        contactId,
-        data: { name, data: { ...data } },
-      },
-    };
+    return triggered(contactId, name, { ...data });
   }
 
   if (category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY) {
     const typed = event as unknown as Typed<SegmentMembershipStreamEvents>;
     if (typed.type !== 'SegmentEntered' && typed.type !== 'SegmentExited') return NONE;
     const { name, contactId, segmentId, segmentName } = typed.data;
-    return {
-      kind: 'add',
-      item: {
-        ...base,
-        type: 'event.triggered',
-        contactId,
-        data: { name, data: { segmentId, segmentName } },
-      },
-    };
+    return triggered(contactId, name, { segmentId, segmentName });
   }
 
   if (category === EMAIL_STREAM_CATEGORY) {

@@ -4,25 +4,14 @@
  * GET /events and the activity feed, happen once however often the log is replayed, follow the
  * clock through durable timers, and `compute` repairs what is missing.
  */
-import { randomBytes } from 'node:crypto';
-
 import { createActivityService } from '@stamp/activity';
-import { createContactsService } from '@stamp/contacts';
-import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
-import {
-  createLogger,
-  DnsResolver,
-  type EmbeddedPlatform,
-  openEmbeddedPlatform,
-  Secrets,
-  TimerScheduler,
-} from '@stamp/platform';
+import { createLogger, type EmbeddedPlatform, TimerScheduler } from '@stamp/platform';
 import { eventually } from '@stamp/testkit/eventually.ts';
 import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
 import { Router } from 'express';
 
 import { AUDIENCE_VIEW_GROUP } from '../audience/projection.ts';
-import { createSegmentsService } from '../service.ts';
+import { type SegmentsBench, startSegmentsBench } from '../testing.ts';
 import { SEGMENT_TIMERS, type SegmentTimer } from './views.ts';
 
 interface EventItem {
@@ -38,9 +27,9 @@ interface Computed {
   exited: number;
 }
 
+let bench: SegmentsBench;
 let platform: EmbeddedPlatform;
-let modules: ServiceModule[];
-let segments: ReturnType<typeof createSegmentsService>;
+let segments: SegmentsBench['segments'];
 let api: ServedRouter;
 /** Offset of the segments service's clock from the system clock, ms. */
 let clockOffset = 0;
@@ -103,43 +92,21 @@ async function replayAudience(): Promise<void> {
 }
 
 beforeAll(async () => {
-  platform = openEmbeddedPlatform({
-    dataDir: ':memory:',
-    logger: createLogger({ level: 'silent' }),
-  });
-  modules = [];
-  const base = {
-    store: platform.store,
-    bus: platform.bus,
-    views: platform.views,
-    logger: createLogger({ level: 'silent' }),
-    awaitViews: awaitViewsOf(modules),
-  };
-  const contacts = createContactsService({
-    ...base,
-    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
-    secrets: new Secrets(randomBytes(32)),
-  });
-  const activity = createActivityService(base);
-  segments = createSegmentsService({
-    ...base,
-    leases: platform.leases,
-    contacts: contacts.api,
+  bench = await startSegmentsBench(
     // The test fires the timers itself, at instants of its choosing.
-    timers: { enabled: false },
-    now: () => new Date(Date.now() + clockOffset),
-  });
-  modules.push(contacts, activity, segments);
-  for (const module of modules) await module.start();
+    { timers: { enabled: false }, now: () => new Date(Date.now() + clockOffset) },
+    (deps) => [createActivityService(deps)],
+  );
+  platform = bench.platform;
+  segments = bench.segments;
   const router = Router();
-  router.use(contacts.router, activity.router, segments.router);
+  router.use(...bench.routers);
   api = await serveRouter(router, { projectId: 'p1', keyKind: 'secret' });
 });
 
 afterAll(async () => {
   await api.close();
-  for (const module of [...modules].reverse()) await module.stop();
-  await platform.close();
+  await bench.close();
 });
 
 describe('tracked membership', () => {
@@ -240,6 +207,23 @@ describe('tracked membership', () => {
       clockOffset = 0;
       await scheduler.stop();
     }
+  });
+
+  it('sets the timers of the contacts that already match when tracking starts', async () => {
+    const tracked = await api.request('POST', '/v1/track', {
+      event: 'pay',
+      email: 'gus@example.org',
+    });
+    const contactId = (tracked.body as { data: { contact: string } }).data.contact;
+    await createSegment('Payers', filterOf('event.pay', 'triggeredWithin', 1, 'minutes'));
+    const [entry] = await eventsReach('segment.payers.entry', 1);
+    expect(entry?.contactId).toBe(contactId);
+    const timers = platform.views.collection<SegmentTimer>(SEGMENT_TIMERS);
+    const timer = await eventually(
+      'the timer set by the first pass',
+      async () => (await timers.findOne({ contactId })) ?? undefined,
+    );
+    expect(timer.dueAt).toBeGreaterThan(Date.now() + 50_000);
   });
 
   it('compute repairs missing entries and exits; other segments report none', async () => {

@@ -29,6 +29,7 @@ import {
 } from '@stamp/contracts';
 import {
   applyAtRevision,
+  type BulkOperation,
   derivedId,
   type EventStore,
   type Filter,
@@ -60,7 +61,13 @@ import {
   membershipStream,
   NO_MEMBERSHIP,
 } from './events.ts';
-import { memberKey, type MemberView, membersView, segmentTimers } from './views.ts';
+import {
+  memberKey,
+  type MemberView,
+  membersView,
+  type SegmentTimer,
+  segmentTimers,
+} from './views.ts';
 
 /** Contacts read per page of a full pass. */
 const PAGE_SIZE = 1000;
@@ -86,6 +93,8 @@ export interface ComputeResult {
   members: number;
   /** Log position of the last change appended; 0 when none was. */
   position: number;
+  /** Whether the segment's membership is tracked (else nothing was done, and all is 0). */
+  tracked: boolean;
 }
 
 /** Dependencies of {@link MembershipTracker}. */
@@ -139,7 +148,13 @@ function contactsOf(event: RecordedEvent): string[] {
   }
 }
 
-const NOTHING_COMPUTED: ComputeResult = { entered: 0, exited: 0, members: 0, position: 0 };
+const NOTHING_COMPUTED: ComputeResult = {
+  entered: 0,
+  exited: 0,
+  members: 0,
+  position: 0,
+  tracked: false,
+};
 
 /** Keeps the membership of tracked segments; see the module comment. */
 export class MembershipTracker {
@@ -246,22 +261,39 @@ export class MembershipTracker {
     const siblings = await this.segments.find({ projectId: segment.projectId, ...LIVE });
     const resolve = resolverOf(siblings);
     const now = this.now();
-    const matching: Filter = {
-      $and: [
-        liveContacts(segment.projectId),
-        compileCondition(segment.condition, { now, resolveSegment: resolve, segmentId }),
-      ],
-    };
+    const compiled = compileCondition(segment.condition, {
+      now,
+      resolveSegment: resolve,
+      segmentId,
+    });
+    const matching: Filter = { $and: [liveContacts(segment.projectId), compiled] };
+    // The contacts the clock may still move (undefined: none can move).
+    const timed = boundaryFilter(segment.condition, now, resolve);
     let entered = 0;
     let exited = 0;
     let position = 0;
-    // Entries: matching contacts whose membership is not on.
-    await this.pages(matching, async (page) => {
+    // Entries (matching contacts whose membership is not on) and timers, in one scan: of the
+    // matching contacts and of those the clock may move, which the direct evaluation tells apart.
+    const scanned: Filter =
+      timed === undefined
+        ? matching
+        : { $and: [liveContacts(segment.projectId), { $or: [compiled, timed] }] };
+    await this.pages(scanned, async (page) => {
+      const matches =
+        timed === undefined
+          ? page
+          : page.filter((contact) =>
+              evaluateCondition(segment.condition, contact, {
+                now,
+                resolveSegment: resolve,
+                segmentId,
+              }),
+            );
       const known = await this.memberStates(
         segmentId,
-        page.map((contact) => contact._id),
+        matches.map((contact) => contact._id),
       );
-      const joining = page.filter((contact) => known.get(contact._id)?.member !== true);
+      const joining = matches.filter((contact) => known.get(contact._id)?.member !== true);
       const done = await this.decideMany(
         segment,
         joining.map((contact) => contact._id),
@@ -270,6 +302,7 @@ export class MembershipTracker {
       );
       entered += done.changed;
       position = Math.max(position, done.position);
+      if (timed !== undefined) await this.schedule(segment, page, resolve);
     });
     // Exits: members that do not match (or are no longer live contacts).
     let after = '';
@@ -292,15 +325,8 @@ export class MembershipTracker {
       exited += done.changed;
       position = Math.max(position, done.position);
     }
-    // Timers: the contacts whose answer may still change with the clock.
-    const timed = boundaryFilter(segment.condition, now, resolve);
-    if (timed !== undefined) {
-      await this.pages({ $and: [liveContacts(segment.projectId), timed] }, async (page) => {
-        for (const contact of page) await this.schedule(segment, contact, resolve);
-      });
-    }
     const members = await this.members.countDocuments({ segmentId, member: true });
-    return { entered, exited, members, position };
+    return { entered, exited, members, position, tracked: true };
   }
 
   /** Calls `handle` with the documents matching `filter`, in pages in `_id` order. */
@@ -356,7 +382,7 @@ export class MembershipTracker {
       matches,
       cached === null ? NO_MEMBERSHIP : stateOf(cached),
     );
-    await this.schedule(segment, document, resolve);
+    await this.schedule(segment, [document], resolve);
   }
 
   /**
@@ -473,26 +499,34 @@ export class MembershipTracker {
   }
 
   /**
-   * Sets the contact's one timer of the segment at its next boundary (none when the clock can no
-   * longer change its answer): a timer due at another time is replaced.
+   * Sets each contact's one timer of the segment at its next boundary (none when the clock can no
+   * longer change its answer): a timer due at another time is replaced. One read of the pending
+   * timers and one bulk write for all of `documents`.
    */
   private async schedule(
     segment: Tracked,
-    document: AudienceView,
+    documents: readonly AudienceView[],
     resolve: SegmentResolver,
   ): Promise<void> {
     const now = this.now();
-    if (boundaryFilter(segment.condition, now, resolve) === undefined) return;
-    const due = nextBoundary(segment.condition, document, now, resolve)?.getTime();
-    const pair = memberKey(segment.id, document._id);
-    const pending = await this.timers.find({ pair });
-    if (due !== undefined && pending.length === 1 && pending[0]?.dueAt === due) return;
-    if (pending.length > 0) await this.timers.deleteMany({ pair });
-    if (due === undefined) return;
-    const contactId = document._id;
-    await this.timers.replaceOne(
-      { _id: derivedId(`${pair}@${due}`) },
-      {
+    if (documents.length === 0 || boundaryFilter(segment.condition, now, resolve) === undefined) {
+      return;
+    }
+    const pairs = documents.map((document) => memberKey(segment.id, document._id));
+    const pending = new Map<string, SegmentTimer[]>();
+    for (const timer of await this.timers.find({ pair: { $in: pairs } })) {
+      pending.set(timer.pair, [...(pending.get(timer.pair) ?? []), timer]);
+    }
+    const operations: BulkOperation[] = [];
+    for (const document of documents) {
+      const contactId = document._id;
+      const pair = memberKey(segment.id, contactId);
+      const due = nextBoundary(segment.condition, document, now, resolve)?.getTime();
+      const timers = pending.get(pair) ?? [];
+      if (due !== undefined && timers.length === 1 && timers[0]?.dueAt === due) continue;
+      for (const timer of timers) operations.push({ deleteOne: { filter: { _id: timer._id } } });
+      if (due === undefined) continue;
+      const timer: SegmentTimer = {
         _id: derivedId(`${pair}@${due}`),
         pair,
         contactId,
@@ -503,9 +537,12 @@ export class MembershipTracker {
           data: { segmentId: segment.id, contactId },
           metadata: { projectId: segment.projectId, subjectId: contactId },
         },
-      },
-      { upsert: true },
-    );
+      };
+      operations.push({
+        replaceOne: { filter: { _id: timer._id }, replacement: timer, upsert: true },
+      });
+    }
+    if (operations.length > 0) await this.timers.bulkWrite(operations);
   }
 }
 

@@ -3,21 +3,10 @@
  * platform: contacts and tracked events flow through the log into the audience view the
  * segments are evaluated on.
  */
-import { randomBytes } from 'node:crypto';
-
-import { createContactsService } from '@stamp/contacts';
-import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
-import {
-  createLogger,
-  DnsResolver,
-  type EmbeddedPlatform,
-  openEmbeddedPlatform,
-  Secrets,
-} from '@stamp/platform';
 import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
 import { Router } from 'express';
 
-import { createSegmentsService } from '../service.ts';
+import { type SegmentsBench, startSegmentsBench } from '../testing.ts';
 
 interface Segment {
   id: string;
@@ -35,8 +24,7 @@ interface ContactsPage {
   totalPages: number;
 }
 
-let platform: EmbeddedPlatform;
-let modules: ServiceModule[];
+let bench: SegmentsBench;
 let p1: ServedRouter;
 let p2: ServedRouter;
 
@@ -46,32 +34,9 @@ const filterOf = (field: string, operator: string, value?: unknown) => ({
 });
 
 beforeAll(async () => {
-  platform = openEmbeddedPlatform({
-    dataDir: ':memory:',
-    logger: createLogger({ level: 'silent' }),
-  });
-  modules = [];
-  const base = {
-    store: platform.store,
-    bus: platform.bus,
-    views: platform.views,
-    logger: createLogger({ level: 'silent' }),
-    awaitViews: awaitViewsOf(modules),
-  };
-  const contacts = createContactsService({
-    ...base,
-    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
-    secrets: new Secrets(randomBytes(32)),
-  });
-  const segments = createSegmentsService({
-    ...base,
-    leases: platform.leases,
-    contacts: contacts.api,
-  });
-  modules.push(contacts, segments);
-  for (const module of modules) await module.start();
+  bench = await startSegmentsBench();
   const router = Router();
-  router.use(contacts.router, segments.router);
+  router.use(...bench.routers);
   p1 = await serveRouter(router, { projectId: 'p1', keyKind: 'secret' });
   p2 = await serveRouter(router, { projectId: 'p2', keyKind: 'secret' });
   for (const [index, plan] of ['pro', 'pro', 'free', 'team', 'pro'].entries()) {
@@ -88,8 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await p1.close();
   await p2.close();
-  for (const module of [...modules].reverse()) await module.stop();
-  await platform.close();
+  await bench.close();
 });
 
 describe('dynamic segments', () => {

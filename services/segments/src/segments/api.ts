@@ -118,9 +118,16 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
     return found;
   }
 
-  /** Counts the members of `segment` and records the count when it changed. */
-  async function recount(segment: KnownSegment, correlationId: string): Promise<number> {
-    const memberCount = await membership.count(segment);
+  /**
+   * Counts the members of `segment` (unless `counted` gives the count) and records the count when
+   * it changed.
+   */
+  async function recount(
+    segment: KnownSegment,
+    correlationId: string,
+    counted?: number,
+  ): Promise<number> {
+    const memberCount = counted ?? (await membership.count(segment));
     const cached = (await segments.findOne({ _id: segment.id }))?.memberCount ?? null;
     const result = await commands.execute(segment.id, segment.projectId, correlationId, (loaded) =>
       decideCount(loaded.state, segment.projectId, memberCount, cached, clock()),
@@ -350,8 +357,11 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
     const { projectId, requestId } = caller(res);
     const id = req.params.id;
     const segment = requireSegment((await commands.load(id)).state, projectId);
-    const { entered, exited, position } = await deps.tracker.compute(segment);
-    await deps.awaitViews(Math.max(position, await recount(segment, requestId)));
+    const pass = await deps.tracker.compute(segment);
+    // A full pass of a tracked segment counted its members; other segments are counted.
+    const counted = pass.tracked ? pass.members : undefined;
+    await deps.awaitViews(Math.max(pass.position, await recount(segment, requestId, counted)));
+    const { entered, exited } = pass;
     res.json({ ...toResource(await view(projectId, id)), entered, exited });
   });
 
