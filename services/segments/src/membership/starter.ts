@@ -2,7 +2,9 @@
  * The start of tracking (consumer group `segments-membership`, topic `segment`): when a dynamic
  * segment is created with `trackMembership`, or an update turns tracking on or changes the
  * condition of a tracked segment, a full pass enters the contacts that match and exits the members
- * that no longer do. The pass is idempotent, so a redelivered event changes nothing more.
+ * that no longer do. The pass starts once incremental evaluation uses the new definition (see
+ * `MembershipTracker.definitionSeen`), so that no contact changed meanwhile is missed. The pass is
+ * idempotent, so a redelivered event changes nothing more.
  */
 import type { EventHandler, Logger } from '@stamp/platform';
 import { entityIdOf } from '@stamp/contracts';
@@ -17,7 +19,7 @@ export const MEMBERSHIP_GROUP = 'segments-membership';
 /** Dependencies of {@link membershipStarter}. */
 export interface MembershipStarterDeps {
   commands: Pick<SegmentCommands, 'load'>;
-  tracker: Pick<MembershipTracker, 'compute'>;
+  tracker: Pick<MembershipTracker, 'compute' | 'definitionSeen'>;
   logger: Logger;
 }
 
@@ -38,6 +40,9 @@ export function membershipStarter(deps: MembershipStarterDeps): EventHandler {
   return async (event) => {
     if (!startsTracking({ type: event.type, data: event.data } as SegmentEvent)) return;
     const segmentId = entityIdOf(event.streamId);
+    // Events applied after this point are evaluated against the new definition; the pass covers
+    // the ones before.
+    await deps.tracker.definitionSeen(segmentId, event.revision);
     const { state } = await deps.commands.load(segmentId);
     if (state.status !== 'active' || !state.trackMembership) return;
     const result = await deps.tracker.compute(state);

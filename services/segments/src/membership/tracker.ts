@@ -29,6 +29,7 @@ import {
 } from '@stamp/contracts';
 import {
   applyAtRevision,
+  BoundedCache,
   type BulkOperation,
   derivedId,
   type EventStore,
@@ -74,6 +75,20 @@ const PAGE_SIZE = 1000;
 
 /** Decisions taken again on a stream that changed meanwhile before giving up. */
 const ATTEMPTS = 5;
+
+/**
+ * How long the tracker reuses a project's segments it read, ms: an import of thousands of
+ * contacts reads them a few times, not once per event. A segment event of the project drops them.
+ */
+export const SEGMENTS_CACHE_MS = 250;
+
+/** Longest wait of {@link MembershipTracker.definitionSeen} for the segments view, ms. */
+const DEFINITION_WAIT_MS = 30_000;
+
+const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => {
+    setTimeout(resolve, ms);
+  });
 
 /** A tracked dynamic segment, as the tracker evaluates it. */
 interface Tracked {
@@ -165,6 +180,11 @@ export class MembershipTracker {
   private readonly audience;
   private readonly members;
   private readonly timers;
+  /** The live segments of recently seen projects, with the time they were read (ms). */
+  private readonly projectSegments = new BoundedCache<
+    string,
+    { readAt: number; segments: SegmentView[] }
+  >(1000);
 
   constructor(deps: MembershipTrackerDeps) {
     this.store = deps.store;
@@ -224,6 +244,7 @@ export class MembershipTracker {
   async evaluate(event: RecordedEvent): Promise<void> {
     const projectId = event.metadata.projectId;
     if (projectId === undefined || event.erased === true) return;
+    if (streamCategory(event.streamId) === SEGMENT_CATEGORY) this.projectSegments.delete(projectId);
     const contactIds = contactsOf(event);
     let only: string | undefined;
     if (event.type === 'SegmentMembershipDue') {
@@ -232,7 +253,7 @@ export class MembershipTracker {
       only = data.segmentId;
     }
     if (contactIds.length === 0) return;
-    const segments = await this.segments.find({ projectId, ...LIVE });
+    const segments = await this.segmentsOf(projectId);
     const tracked = segments
       .filter(isTracked)
       .filter((segment) => only === undefined || segment._id === only)
@@ -244,6 +265,33 @@ export class MembershipTracker {
       if (document === null) continue;
       for (const segment of tracked) await this.evaluateOne(segment, document, resolve);
     }
+  }
+
+  /**
+   * Resolves once the segments view holds segment `segmentId` at `revision` or later and every
+   * project's cached segments read before are out of use, so that each event applied to the
+   * audience view from then on is evaluated with that definition: a full pass started after it
+   * misses no contact (an event evaluated before is in the audience view the pass reads).
+   * Gives up waiting for the view after 30 s.
+   */
+  async definitionSeen(segmentId: string, revision: number): Promise<void> {
+    const deadline = Date.now() + DEFINITION_WAIT_MS;
+    for (;;) {
+      const found = await this.segments.findOne({ _id: segmentId });
+      if ((found !== null && found.revision >= revision) || Date.now() > deadline) break;
+      await sleep(10);
+    }
+    await sleep(SEGMENTS_CACHE_MS);
+  }
+
+  /** The live segments of a project, read at most {@link SEGMENTS_CACHE_MS} ago. */
+  private async segmentsOf(projectId: string): Promise<SegmentView[]> {
+    const cached = this.projectSegments.get(projectId);
+    const now = Date.now();
+    if (cached !== undefined && now - cached.readAt < SEGMENTS_CACHE_MS) return cached.segments;
+    const segments = await this.segments.find({ projectId, ...LIVE });
+    this.projectSegments.set(projectId, { readAt: now, segments });
+    return segments;
   }
 
   /**
