@@ -139,7 +139,7 @@ function contactUpdate(event: ContactEventOf, at: string): Update | 'delete' | u
 }
 
 /** Email event types and the email activity they record. */
-const EMAIL_ACTIVITY_OF: Readonly<Record<string, 'sent' | 'delivery'>> = {
+export const EMAIL_ACTIVITY_OF: Readonly<Record<string, 'sent' | 'delivery'>> = {
   EmailQueued: 'sent',
   EmailSent: 'delivery',
 };

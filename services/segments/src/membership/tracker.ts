@@ -42,7 +42,12 @@ import {
   WrongExpectedRevisionError,
 } from '@stamp/platform';
 
-import { type AudienceView, audienceView, liveContacts } from '../audience/projection.ts';
+import {
+  type AudienceView,
+  audienceView,
+  EMAIL_ACTIVITY_OF,
+  liveContacts,
+} from '../audience/projection.ts';
 import {
   boundaryFilter,
   compileCondition,
@@ -151,7 +156,10 @@ function contactsOf(event: RecordedEvent): string[] {
     case TRACKED_EVENT_STREAM_CATEGORY:
       return event.type === 'EventTracked' ? [(event.data as EventTrackedEventData).contactId] : [];
     case EMAIL_STREAM_CATEGORY:
-      return event.metadata.subjectId === undefined ? [] : [event.metadata.subjectId];
+      // Only the email events the audience view records change a contact's summary.
+      return event.metadata.subjectId === undefined || !Object.hasOwn(EMAIL_ACTIVITY_OF, event.type)
+        ? []
+        : [event.metadata.subjectId];
     case SEGMENT_CATEGORY: {
       const typed = event as unknown as SegmentEvent;
       return typed.type === 'SegmentMembersAdded' || typed.type === 'SegmentMembersRemoved'
