@@ -1,10 +1,9 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { spawn } from 'node:child_process';
 
 import { startDnsServer } from '@stamp/testkit/dns-server.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
-import nodemailer from 'nodemailer';
 
-import { figure, KEYS, startStamp } from './harness.ts';
+import { COMPILE_CACHE, figure, KEYS, startStamp } from './harness.ts';
 
 /**
  * A campaign to RECIPIENTS (default 100,000) subscribed contacts, DKIM on, relayed to an SMTP
@@ -12,45 +11,36 @@ import { figure, KEYS, startStamp } from './harness.ts';
  * throttle raised out of the way (`STAMP_CAMPAIGN_RATE_PER_SECOND=100000`). Prints emails/s end
  * to end (from POST /campaigns/:id/send to the last message at the sink), the resident memory
  * during the campaign, and the delivery time of the transactional /v1/send calls made every
- * 200 ms meanwhile. The same run's ceiling: a plain nodemailer pool of 5 connections with DKIM
- * blasting BASELINE (default 20,000) messages of the same size to the same sink.
+ * 200 ms meanwhile. The same run's ceiling: a plain nodemailer pool of 5 connections with DKIM,
+ * in its own process (`nodemailer-blast.ts`), blasting BASELINE (default 20,000) messages of the
+ * same size to the same sink.
  */
 const recipients = Number(process.env.RECIPIENTS ?? 100_000);
 const baselineCount = Number(process.env.BASELINE ?? 20_000);
 const dns = await startDnsServer({});
 const sink = await startSmtpSink();
 
-// Ceiling: nodemailer alone, same pool size, DKIM with a 2048-bit key, same body size.
-const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const transport = nodemailer.createTransport({
-  url: sink.url,
-  pool: true,
-  maxConnections: 5,
-  maxMessages: Infinity,
-  dkim: {
-    domainName: 'bench.test',
-    keySelector: 'bench',
-    privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  },
+// Ceiling: nodemailer alone in its own process (as Stamp is: the sink keeps this process's
+// thread), same pool size, DKIM with a 2048-bit key, same body size.
+const ceiling = await new Promise<number>((resolve, reject) => {
+  const child = spawn(process.execPath, ['bench/nodemailer-blast.ts'], {
+    env: {
+      ...process.env,
+      SINK_URL: sink.url,
+      COUNT: String(baselineCount),
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+  });
+  child.once('exit', (code) => {
+    if (code === 0) resolve(Number(output.trim()));
+    else reject(new Error(`nodemailer-blast exited with ${code}`));
+  });
 });
-const body = (index: number): string => `<p>Hello person ${index}, here is the news.</p>`;
-const ceilingStarted = performance.now();
-let next = 0;
-await Promise.all(
-  Array.from({ length: 50 }, async () => {
-    while (next < baselineCount) {
-      const index = next++;
-      await transport.sendMail({
-        from: 'news@bench.test',
-        to: `p${index}@example.org`,
-        subject: `News for ${index}`,
-        html: body(index),
-      });
-    }
-  }),
-);
-const ceiling = baselineCount / ((performance.now() - ceilingStarted) / 1000);
-transport.close();
 sink.messages.length = 0;
 
 const stamp = await startStamp({
