@@ -40,9 +40,16 @@ export function typeBit(value: unknown): number {
   }
 }
 
-/** Whether `key` can be one part of a dotted path that a SQLite JSON path names exactly. */
+/**
+ * Whether `key` can be one part of a dotted path that a SQLite JSON path names exactly: not
+ * empty, no `.`, `"` or `\` (SQLite reads escapes in quoted labels), not starting with `$`.
+ */
 export const isPathKey = (key: string): boolean =>
-  key !== '' && !key.includes('.') && !key.includes('"') && !key.startsWith('$');
+  key !== '' &&
+  !key.includes('.') &&
+  !key.includes('"') &&
+  !key.includes('\\') &&
+  !key.startsWith('$');
 
 /**
  * The type masks of one collection's paths (`a`, `a.b`, …; arrays are not entered).

@@ -54,6 +54,16 @@ export function viewStoreContract(name: string, make: () => Promise<ViewStore>):
       );
     });
 
+    it('finds, counts and sorts by keys that hold backslashes', async () => {
+      const items = views.collection('keys');
+      await items.insertOne({ _id: 'a', 'x\\y': 1, data: { 'p\\q': 'one' } });
+      await items.insertOne({ _id: 'b', 'x\\y': 2, data: { 'p\\q': 'two' } });
+      expect(await items.countDocuments({ 'x\\y': 1 })).toBe(1);
+      expect(await items.countDocuments({ 'data.p\\q': { $exists: true } })).toBe(2);
+      const sorted = await items.find({}, { sort: { 'data.p\\q': -1 } });
+      expect(sorted.map((item) => item._id)).toEqual(['b', 'a']);
+    });
+
     it('updates with operators, upserts, and guards by revision', async () => {
       const contacts = views.collection('contacts');
       await contacts.updateOne(
