@@ -59,7 +59,7 @@ export function createCampaignsService(deps: CampaignsServiceDeps): ServiceModul
     name: 'campaigns',
     router,
     views: [{ groupId: CAMPAIGNS_VIEW_GROUP, collections: [CAMPAIGNS_VIEW, CAMPAIGN_TIMERS_VIEW] }],
-    async start() {
+    async start(options) {
       if (consumers.length > 0) return;
       await campaignsView(deps.views).createIndex({ projectId: 1 });
       await deps.views.collection(CAMPAIGN_TIMERS_VIEW).createIndex({ dueAt: 1 });
@@ -70,6 +70,10 @@ export function createCampaignsService(deps: CampaignsServiceDeps): ServiceModul
           topics: [CAMPAIGN_CATEGORY],
           handle: campaignsProjection(deps.views),
         }),
+      ];
+      // A rebuild replays the log into the views alone: nothing is sent or fired meanwhile.
+      if (options?.replay === true) return;
+      consumers.push(
         deps.bus.consume({
           groupId: CAMPAIGNS_DISPATCH_GROUP,
           topics: [CAMPAIGN_CATEGORY],
@@ -86,7 +90,7 @@ export function createCampaignsService(deps: CampaignsServiceDeps): ServiceModul
             throttle,
           }),
         }),
-      ];
+      );
       scheduler = startTimerScheduler(
         {
           store: deps.store,
