@@ -2,12 +2,12 @@ import type { AwaitViews, KeyKind, KeysApi } from '@stamp/contracts';
 import { validationError } from '@stamp/http-kit';
 import {
   type EventStore,
-  type ExpectedRevision,
+  expectedAt,
   type Logger,
+  newId,
   type ViewStore,
   withRevisionRetry,
   WrongExpectedRevisionError,
-  newId,
 } from '@stamp/platform';
 
 import { generateKey, hashKey, isValidKey, kindOfKey } from './keys.ts';
@@ -95,10 +95,6 @@ const BOOTSTRAP_STREAM = 'bootstrap-default';
 const DEFAULT_OWNER_EMAIL = 'admin@stamp.localhost';
 const DEFAULT_PROJECT_NAME = 'Default project';
 
-function expected(revision: number): ExpectedRevision {
-  return revision < 0 ? 'no_stream' : revision;
-}
-
 /** The implementation of {@link AccountsApi} over the event store and the `api_keys` view. */
 export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
   const { store, views, logger } = deps;
@@ -139,7 +135,7 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
         const { position } = await store.append([
           {
             streamId: projectStreamId(projectId),
-            expectedRevision: expected(project.revision),
+            expectedRevision: expectedAt(project.revision),
             events: events.map((event) => ({ ...event, metadata: { projectId, correlationId } })),
           },
         ]);

@@ -158,6 +158,13 @@ export function streamCategory(streamId: string): string {
   return dash === -1 ? streamId : streamId.slice(0, dash);
 }
 
+/**
+ * The expected revision of an append decided on a stream read at `revision` (its last event's;
+ * -1 when it had none, so it must still not exist).
+ */
+export const expectedAt = (revision: number): ExpectedRevision =>
+  revision < 0 ? 'no_stream' : revision;
+
 /** Whether `actual` (-1 = no stream) satisfies `expected`. */
 export function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
   if (expected === 'any') return true;

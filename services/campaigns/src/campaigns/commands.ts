@@ -3,7 +3,7 @@
  * (retrying a few times on a concurrent write), and return the log position of the append for
  * read-your-writes.
  */
-import { type EventStore, withRevisionRetry } from '@stamp/platform';
+import { type EventStore, expectedAt, withRevisionRetry } from '@stamp/platform';
 
 import {
   CAMPAIGN_EVENT_TYPES,
@@ -75,7 +75,7 @@ export function createCampaignCommands(store: EventStore): CampaignCommands {
         const { position } = await store.append([
           {
             streamId: campaignStream(campaignId),
-            expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
+            expectedRevision: expectedAt(loaded.revision),
             events: events.map((event) => ({
               type: event.type,
               data: event.data,

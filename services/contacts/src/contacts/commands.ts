@@ -14,12 +14,12 @@ import {
   BoundedCache,
   type EventMetadata,
   type EventStore,
-  type ExpectedRevision,
+  expectedAt,
   type Logger,
   newId,
   type StreamAppend,
-  WrongExpectedRevisionError,
   withRevisionRetry,
+  WrongExpectedRevisionError,
 } from '@stamp/platform';
 
 import { type DataPatch, dataPatch } from './data.ts';
@@ -63,8 +63,6 @@ export interface CommandResult {
  * commits less often but holds the event loop (and the projections behind it) longer.
  */
 const BATCH_ROWS = 250;
-
-const expected = (revision: number): ExpectedRevision => (revision < 0 ? 'no_stream' : revision);
 
 /** Options of {@link ContactCommands}. */
 export interface ContactCommandsOptions {
@@ -473,7 +471,7 @@ export class ContactCommands {
   ): Promise<number> {
     const appends: StreamAppend[] = streams.map((stream) => ({
       streamId: stream.streamId,
-      expectedRevision: expected(stream.revision),
+      expectedRevision: expectedAt(stream.revision),
       events: stream.events.map((event) => ({
         type: event.type,
         data: event.data,

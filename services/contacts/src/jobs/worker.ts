@@ -13,6 +13,7 @@ import {
   type Bus,
   type Consumer,
   type EventStore,
+  expectedAt,
   type Logger,
   type RecordedEvent,
   streamCategory,
@@ -516,7 +517,7 @@ export class ContactJobWorker {
         const result = await this.deps.store.append([
           {
             streamId,
-            expectedRevision: job.revision < 0 ? 'no_stream' : job.revision,
+            expectedRevision: expectedAt(job.revision),
             events: events.map((event) => ({ type: event.type, data: event.data, metadata })),
           },
         ]);

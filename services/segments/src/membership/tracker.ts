@@ -32,6 +32,7 @@ import {
   BoundedCache,
   type BulkOperation,
   derivedId,
+  expectedAt,
   type EventStore,
   type Filter,
   type Logger,
@@ -527,7 +528,7 @@ export class MembershipTracker {
   ): StreamAppend {
     return {
       streamId: membershipStream(segment.id, contactId),
-      expectedRevision: state.revision < 0 ? 'no_stream' : state.revision,
+      expectedRevision: expectedAt(state.revision),
       events: [
         {
           type: event.type,

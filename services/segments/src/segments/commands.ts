@@ -3,7 +3,7 @@
  * (retrying a few times on a concurrent write), and return the log position of the append for
  * read-your-writes.
  */
-import { type EventStore, withRevisionRetry } from '@stamp/platform';
+import { type EventStore, expectedAt, withRevisionRetry } from '@stamp/platform';
 
 import {
   evolve,
@@ -80,7 +80,7 @@ export function createSegmentCommands(store: EventStore): SegmentCommands {
         const { position } = await store.append([
           {
             streamId: segmentStream(segmentId),
-            expectedRevision: loaded.revision === -1 ? 'no_stream' : loaded.revision,
+            expectedRevision: expectedAt(loaded.revision),
             events: events.map((event) => ({
               type: event.type,
               data: event.data,

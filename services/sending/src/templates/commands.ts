@@ -1,6 +1,6 @@
 import type { DomainsApi } from '@stamp/contracts';
 import { forbidden, notFound } from '@stamp/http-kit';
-import { type EventStore, newId, withRevisionRetry } from '@stamp/platform';
+import { type EventStore, expectedAt, newId, withRevisionRetry } from '@stamp/platform';
 
 import { domainOf } from '../deps.ts';
 import { decide, type TemplateCommand } from './decide.ts';
@@ -75,7 +75,7 @@ async function run(
     const result = await deps.store.append([
       {
         streamId: templateStream(id),
-        expectedRevision: revision === -1 ? 'no_stream' : revision,
+        expectedRevision: expectedAt(revision),
         events: events.map((event) => ({
           type: event.type,
           data: event.data,
