@@ -1,8 +1,8 @@
 import type { AwaitViews, KeyKind, KeysApi } from '@stamp/contracts';
 import { validationError } from '@stamp/http-kit';
 import {
+  decisionAppend,
   type EventStore,
-  expectedAt,
   type Logger,
   newId,
   type ViewStore,
@@ -133,11 +133,10 @@ export function createAccountsApi(deps: AccountsApiDeps): AccountsApi {
         const name = project.name ?? '';
         if (events.length === 0) return { projectId, name, ...keys, position: 0 };
         const { position } = await store.append([
-          {
-            streamId: projectStreamId(projectId),
-            expectedRevision: expectedAt(project.revision),
-            events: events.map((event) => ({ ...event, metadata: { projectId, correlationId } })),
-          },
+          decisionAppend(projectStreamId(projectId), project.revision, events, {
+            projectId,
+            correlationId,
+          }),
         ]);
         logger.info({ projectId, correlationId }, 'project keys issued');
         return { projectId, name, ...keys, position };

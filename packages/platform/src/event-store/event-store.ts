@@ -165,6 +165,21 @@ export function streamCategory(streamId: string): string {
 export const expectedAt = (revision: number): ExpectedRevision =>
   revision < 0 ? 'no_stream' : revision;
 
+/**
+ * The append of a decision: `events` (type and data) to `streamId` at the `revision` the stream
+ * was read at when deciding (-1: it had no events), each with `metadata`.
+ */
+export const decisionAppend = (
+  streamId: string,
+  revision: number,
+  events: readonly { type: string; data: unknown }[],
+  metadata: EventMetadata,
+): StreamAppend => ({
+  streamId,
+  expectedRevision: expectedAt(revision),
+  events: events.map((event) => ({ type: event.type, data: event.data, metadata })),
+});
+
 /** Whether `actual` (-1 = no stream) satisfies `expected`. */
 export function revisionMatches(expected: ExpectedRevision, actual: number): boolean {
   if (expected === 'any') return true;

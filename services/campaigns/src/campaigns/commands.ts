@@ -3,7 +3,7 @@
  * (retrying a few times on a concurrent write), and return the log position of the append for
  * read-your-writes.
  */
-import { type EventStore, expectedAt, withRevisionRetry } from '@stamp/platform';
+import { decisionAppend, type EventStore, withRevisionRetry } from '@stamp/platform';
 
 import {
   CAMPAIGN_EVENT_TYPES,
@@ -73,15 +73,10 @@ export function createCampaignCommands(store: EventStore): CampaignCommands {
         const state = foldCampaign(events, loaded.state);
         if (events.length === 0) return { state, events, position: 0 };
         const { position } = await store.append([
-          {
-            streamId: campaignStream(campaignId),
-            expectedRevision: expectedAt(loaded.revision),
-            events: events.map((event) => ({
-              type: event.type,
-              data: event.data,
-              metadata: { projectId, correlationId },
-            })),
-          },
+          decisionAppend(campaignStream(campaignId), loaded.revision, events, {
+            projectId,
+            correlationId,
+          }),
         ]);
         return { state, events, position };
       });

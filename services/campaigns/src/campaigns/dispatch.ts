@@ -20,6 +20,7 @@ import type { CampaignEmailsApi, EmailViewDocument, SegmentsApi } from '@stamp/c
 import { EMAILS_VIEW, entityIdOf } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';
 import {
+  decisionAppend,
   type EventStore,
   type Logger,
   type RecordedEvent,
@@ -109,15 +110,10 @@ export function campaignDispatcher(deps: DispatchDeps): (event: RecordedEvent) =
   ): Promise<boolean> {
     try {
       await store.append([
-        {
-          streamId: campaignStream(campaign.id),
-          expectedRevision: after,
-          events: events.map((event) => ({
-            type: event.type,
-            data: event.data,
-            metadata: { projectId: campaign.projectId, correlationId },
-          })),
-        },
+        decisionAppend(campaignStream(campaign.id), after, events, {
+          projectId: campaign.projectId,
+          correlationId,
+        }),
       ]);
       return true;
     } catch (error) {

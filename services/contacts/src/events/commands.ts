@@ -6,7 +6,13 @@
  * name up to the recorded position out.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { type EventStore, type Logger, type ViewStore, withRevisionRetry } from '@stamp/platform';
+import {
+  decisionAppend,
+  type EventStore,
+  type Logger,
+  type ViewStore,
+  withRevisionRetry,
+} from '@stamp/platform';
 
 import { trackedEventStreamId } from '../track/events.ts';
 import { decideDeleteTrackedEvents } from './decide.ts';
@@ -88,15 +94,7 @@ export class TrackedEventCommands {
         });
         const last = history[history.length - 1];
         return this.store.append([
-          {
-            streamId,
-            expectedRevision: last === undefined ? 'no_stream' : last.revision,
-            events: events.map((event) => ({
-              type: event.type,
-              data: event.data,
-              metadata: { projectId, correlationId },
-            })),
-          },
+          decisionAppend(streamId, last?.revision ?? -1, events, { projectId, correlationId }),
         ]);
       },
       { jitterMs: 10 },

@@ -12,8 +12,8 @@ import {
   BoundedCache,
   type Bus,
   type Consumer,
+  decisionAppend,
   type EventStore,
-  expectedAt,
   type Logger,
   type RecordedEvent,
   streamCategory,
@@ -513,13 +513,11 @@ export class ContactJobWorker {
           events.push(...decided);
         }
         if (events.length === 0) return job;
-        const metadata = { projectId: job.projectId ?? '', correlationId: jobId };
         const result = await this.deps.store.append([
-          {
-            streamId,
-            expectedRevision: expectedAt(job.revision),
-            events: events.map((event) => ({ type: event.type, data: event.data, metadata })),
-          },
+          decisionAppend(streamId, job.revision, events, {
+            projectId: job.projectId ?? '',
+            correlationId: jobId,
+          }),
         ]);
         if (state.status === 'COMPLETED' || state.status === 'FAILED') {
           // The uploaded rows are personal data: once the job has ended they leave the log.

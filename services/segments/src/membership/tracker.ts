@@ -31,8 +31,8 @@ import {
   applyAtRevision,
   BoundedCache,
   type BulkOperation,
+  decisionAppend,
   derivedId,
-  expectedAt,
   type EventStore,
   type Filter,
   type Logger,
@@ -526,17 +526,10 @@ export class MembershipTracker {
     state: MembershipState,
     event: MembershipEvent,
   ): StreamAppend {
-    return {
-      streamId: membershipStream(segment.id, contactId),
-      expectedRevision: expectedAt(state.revision),
-      events: [
-        {
-          type: event.type,
-          data: event.data,
-          metadata: { projectId: segment.projectId, subjectId: contactId },
-        },
-      ],
-    };
+    return decisionAppend(membershipStream(segment.id, contactId), state.revision, [event], {
+      projectId: segment.projectId,
+      subjectId: contactId,
+    });
   }
 
   /** Writes a membership state to the members view (no older revision overwrites it). */

@@ -3,7 +3,7 @@
  * (retrying a few times on a concurrent write), and return the log position of the append for
  * read-your-writes.
  */
-import { type EventStore, expectedAt, withRevisionRetry } from '@stamp/platform';
+import { decisionAppend, type EventStore, withRevisionRetry } from '@stamp/platform';
 
 import {
   evolve,
@@ -78,15 +78,10 @@ export function createSegmentCommands(store: EventStore): SegmentCommands {
         for (const event of events) state = evolve(state, event);
         if (events.length === 0) return { state, events, position: 0 };
         const { position } = await store.append([
-          {
-            streamId: segmentStream(segmentId),
-            expectedRevision: expectedAt(loaded.revision),
-            events: events.map((event) => ({
-              type: event.type,
-              data: event.data,
-              metadata: { projectId, correlationId },
-            })),
-          },
+          decisionAppend(segmentStream(segmentId), loaded.revision, events, {
+            projectId,
+            correlationId,
+          }),
         ]);
         return { state, events, position };
       });

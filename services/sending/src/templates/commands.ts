@@ -1,6 +1,6 @@
 import type { DomainsApi } from '@stamp/contracts';
 import { forbidden, notFound } from '@stamp/http-kit';
-import { type EventStore, expectedAt, newId, withRevisionRetry } from '@stamp/platform';
+import { decisionAppend, type EventStore, newId, withRevisionRetry } from '@stamp/platform';
 
 import { domainOf } from '../deps.ts';
 import { decide, type TemplateCommand } from './decide.ts';
@@ -73,15 +73,10 @@ async function run(
     const events = decide(state, command);
     if (events.length === 0) return { id, position: 0 };
     const result = await deps.store.append([
-      {
-        streamId: templateStream(id),
-        expectedRevision: expectedAt(revision),
-        events: events.map((event) => ({
-          type: event.type,
-          data: event.data,
-          metadata: { projectId: context.projectId, correlationId: context.requestId },
-        })),
-      },
+      decisionAppend(templateStream(id), revision, events, {
+        projectId: context.projectId,
+        correlationId: context.requestId,
+      }),
     ]);
     return { id, position: result.position };
   });
