@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { eventually } from '@stamp/testkit/eventually.ts';
 import { freePort } from '@stamp/testkit/net.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
@@ -19,13 +20,8 @@ function recipientsOf(sink: Sink): string[] {
     .map((raw) => /^To: (\S+)/m.exec(raw)?.[1] ?? '');
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** How long and how often the test waits for a step of the campaign (ms). */
+const PATIENCE = { timeoutMs: 60_000, intervalMs: 100 };
 
 describe('crash safety of a campaign (kill -9 while it sends)', () => {
   let dns: TestDnsServer;
@@ -76,12 +72,12 @@ describe('crash safety of a campaign (kill -9 while it sends)', () => {
       body: form,
     });
     const { jobId } = (await imported.json()) as { jobId: string };
-    await until(
+    await eventually(
       'the import',
       async () =>
         ((await call(url, sk, 'GET', `/contacts/import/${jobId}`)).body as { status: string })
-          .status === 'COMPLETED',
-      60_000,
+          .status === 'COMPLETED' || undefined,
+      PATIENCE,
     );
 
     const created = await call(url, sk, 'POST', '/campaigns', {
@@ -93,10 +89,10 @@ describe('crash safety of a campaign (kill -9 while it sends)', () => {
     });
     const campaignId = (created.body as { data: { id: string } }).data.id;
     expect((await call(url, sk, 'POST', `/campaigns/${campaignId}/send`)).status).toBe(200);
-    await until(
+    await eventually(
       'part of the campaign delivered',
-      async () => recipientsOf(sink).length >= 300,
-      60_000,
+      async () => recipientsOf(sink).length >= 300 || undefined,
+      PATIENCE,
     );
     child.kill('SIGKILL');
     await new Promise((resolve) => child!.once('exit', resolve));
@@ -104,17 +100,17 @@ describe('crash safety of a campaign (kill -9 while it sends)', () => {
     expect(deliveredBeforeRestart).toBeLessThan(RECIPIENTS);
 
     child = await startProcess(env, url);
-    await until(
+    await eventually(
       'the campaign sent',
       async () =>
         ((await call(url, sk, 'GET', `/campaigns/${campaignId}`)).body as { status: string })
-          .status === 'SENT',
-      60_000,
+          .status === 'SENT' || undefined,
+      PATIENCE,
     );
-    await until(
+    await eventually(
       'every delivery',
-      async () => new Set(recipientsOf(sink)).size >= RECIPIENTS,
-      60_000,
+      async () => new Set(recipientsOf(sink)).size >= RECIPIENTS || undefined,
+      PATIENCE,
     );
     await new Promise((resolve) => setTimeout(resolve, 500));
 

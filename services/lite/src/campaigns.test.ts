@@ -5,6 +5,7 @@
  * domain verified through a real DNS server.
  */
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { eventually } from '@stamp/testkit/eventually.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 import type { Stamp } from './app.ts';
@@ -33,18 +34,8 @@ let stamp: Stamp;
 const api = (method: string, path: string, body?: unknown) =>
   call(stamp.url, sk, method, path, body);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 async function statusReached(id: string, status: string): Promise<Campaign> {
-  return until(`campaign ${id} ${status}`, async () => {
+  return eventually(`campaign ${id} ${status}`, async () => {
     const campaign = (await api('GET', `/campaigns/${id}`)).body as Campaign;
     return campaign.status === status ? campaign : undefined;
   });
@@ -186,7 +177,7 @@ describe('sending', () => {
     expect(['SENDING', 'SENT']).toContain((started.body as Campaign).status);
     const sent = await statusReached(id, 'SENT');
     expect(sent.recipients).toBe(3);
-    await until('three messages', async () =>
+    await eventually('three messages', async () =>
       messagesWith('All: ').length === 3 ? true : undefined,
     );
     const raw = messagesWith('All: ');
@@ -199,7 +190,7 @@ describe('sending', () => {
     expect(ada).toMatch(/^DKIM-Signature: .*d=campaigns\.test;/m);
     expect(ada).toMatch(/^From: "?Acme News"? <news@campaigns\.test>/m);
 
-    const stats = await until('delivered stats', async () => {
+    const stats = await eventually('delivered stats', async () => {
       const got = (await api('GET', `/campaigns/${id}/stats`)).body as { delivered: number };
       return got.delivered === 3 ? got : undefined;
     });
@@ -216,7 +207,7 @@ describe('sending', () => {
     });
 
     // Every email event carries the campaign; the feed has campaign.sent.
-    const activity = await until('campaign.sent in the feed', async () => {
+    const activity = await eventually('campaign.sent in the feed', async () => {
       const got = (await api('GET', '/activity?limit=100')).body as {
         data: { type: string; data?: Record<string, unknown> }[];
       };
@@ -269,7 +260,7 @@ describe('sending', () => {
     await api('POST', `/campaigns/${byFilter.id}/send`);
     expect((await statusReached(bySegment.id, 'SENT')).recipients).toBe(1);
     expect((await statusReached(byFilter.id, 'SENT')).recipients).toBe(2);
-    await until('segment and filter messages', async () =>
+    await eventually('segment and filter messages', async () =>
       messagesWith('Segment: ').length === 1 && messagesWith('Filter: ').length === 2
         ? true
         : undefined,
@@ -306,7 +297,7 @@ describe('sending', () => {
     expect(messagesWith('Scheduled: ')).toHaveLength(0);
 
     await statusReached(created.id, 'SENT');
-    await until('the scheduled message', async () =>
+    await eventually('the scheduled message', async () =>
       messagesWith('Scheduled: ').length === 1 ? true : undefined,
     );
     const feed = (await api('GET', '/activity?type=campaign.scheduled')).body as {
@@ -344,7 +335,7 @@ describe('sending', () => {
     });
     expect(tested.status).toBe(200);
     expect(tested.body).toMatchObject({ success: true });
-    await until('the test message', async () =>
+    await eventually('the test message', async () =>
       messagesWith('\\[Test\\] Trial for reviewer@example.org').length === 1 ? true : undefined,
     );
     const stats = (await api('GET', `/campaigns/${created.id}/stats`)).body;
