@@ -393,11 +393,18 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     }
   }
 
-  /** Before a query SQL answers: held changes written, state of other processes seen. */
+  /**
+   * Before a query SQL answers: this collection's held changes written (other collections' stay
+   * held: a query reads one collection), state of other processes seen.
+   */
   private prepareRead(): void {
     this.ensure();
-    if (this.store.changedElsewhere()) this.store.reloadAll();
-    this.store.flushSync();
+    if (this.store.changedElsewhere()) {
+      this.store.flushSync();
+      this.store.reloadAll();
+    } else {
+      this.store.flushHeld(this);
+    }
   }
 
   /** Called by the store when another connection committed: cached state may be stale. */

@@ -191,6 +191,11 @@ export class SqliteViewStore implements ViewStore {
     return Promise.resolve();
   }
 
+  /** Writes every held change when `collection` has some (one transaction for all, as a flush). */
+  flushHeld(collection: SqliteViewCollection): void {
+    if ((this.pending.get(collection)?.size ?? 0) > 0) this.flushSync();
+  }
+
   /** Synchronous {@link flush}. */
   flushSync(): void {
     clearTimeout(this.flushTimer);

@@ -1,7 +1,8 @@
 /**
  * The activity views (spec part 4, "GET /activity"; API reference, "System events and
- * activity"): the `activity` collection of feed items, the `activityStats` counters and the
- * `activityErasedContacts` tombstones, with their indexes and the UTC time buckets they use.
+ * activity"): the `activity` collection of feed items, the `activityStats` counters, the
+ * `activityErasedContacts` tombstones and the `activityEmails` links, with their indexes and the
+ * UTC time buckets they use.
  */
 import type { ViewCollection, ViewDocument, ViewStore } from '@stamp/platform';
 
@@ -36,11 +37,14 @@ export const ACTIVITY_VIEW = 'activity';
 export const ACTIVITY_STATS_VIEW = 'activityStats';
 /** Name of the collection of deleted contacts whose activity must not come back. */
 export const ACTIVITY_ERASED_CONTACTS_VIEW = 'activityErasedContacts';
+/** Name of the collection linking an email id to its `email.sent` item. */
+export const ACTIVITY_EMAILS_VIEW = 'activityEmails';
 /** Every collection the activity projection fills (dropped together by a rebuild). */
 export const ACTIVITY_COLLECTIONS = [
   ACTIVITY_VIEW,
   ACTIVITY_STATS_VIEW,
   ACTIVITY_ERASED_CONTACTS_VIEW,
+  ACTIVITY_EMAILS_VIEW,
 ] as const;
 
 /**
@@ -94,6 +98,19 @@ export const activityItems = (views: ViewStore): ViewCollection<ActivityItemDocu
 export const activityStats = (views: ViewStore): ViewCollection<ActivityStatsDocument> =>
   views.collection<ActivityStatsDocument>(ACTIVITY_STATS_VIEW);
 
+/**
+ * A link from an email (`_id` = email id) to its `email.sent` item, so that the email's outcome
+ * finds the item by `_id`: a read the view store answers from its held changes, where a query by
+ * `emailId` would first write them. It holds no contact data.
+ */
+export interface ActivityEmailDocument extends ViewDocument {
+  itemId: string;
+}
+
+/** The email links. */
+export const activityEmails = (views: ViewStore): ViewCollection<ActivityEmailDocument> =>
+  views.collection<ActivityEmailDocument>(ACTIVITY_EMAILS_VIEW);
+
 /** The tombstones of deleted contacts. */
 export const erasedContacts = (views: ViewStore): ViewCollection<ErasedContactDocument> =>
   views.collection<ErasedContactDocument>(ACTIVITY_ERASED_CONTACTS_VIEW);
@@ -101,7 +118,8 @@ export const erasedContacts = (views: ViewStore): ViewCollection<ErasedContactDo
 /**
  * Creates the indexes of the feed: {projectId, minute} (pages are read minute by minute, newest
  * first), {projectId, contactId} (the contact filter and contact deletion) and {emailId} (an
- * email's outcome finds its queued item). Counters and tombstones are read by `_id` only.
+ * email's outcome finds its queued item when no link was recorded). Counters, tombstones and
+ * links are read by `_id` only.
  */
 export async function createActivityIndexes(views: ViewStore): Promise<void> {
   const items = activityItems(views);

@@ -14,7 +14,13 @@ import { isDuplicateKey, type RecordedEvent, type ViewStore } from '@stamp/platf
 
 import { bumpCounters } from './counters.ts';
 import { decideActivity, type NewActivityItem } from './decide.ts';
-import { type ActivityItemDocument, activityItems, erasedContacts, minuteOf } from './items.ts';
+import {
+  type ActivityItemDocument,
+  activityEmails,
+  activityItems,
+  erasedContacts,
+  minuteOf,
+} from './items.ts';
 
 /** Consumer group of the projection. */
 export const ACTIVITY_VIEW_GROUP = 'activity-view';
@@ -29,10 +35,7 @@ export async function projectActivity(views: ViewStore, event: RecordedEvent): P
       await addItem(views, change.item);
       return;
     case 'outcome': {
-      const queued = await activityItems(views).findOne({
-        emailId: change.emailId,
-        type: 'email.sent',
-      });
+      const queued = await queuedItemOf(views, change.emailId);
       if (queued?.projectId !== change.projectId) return;
       await addItem(views, {
         id: change.id,
@@ -51,6 +54,16 @@ export async function projectActivity(views: ViewStore, event: RecordedEvent): P
   }
 }
 
+/** The `email.sent` item of `emailId`: by its link, or by a query for items recorded without one. */
+async function queuedItemOf(
+  views: ViewStore,
+  emailId: string,
+): Promise<ActivityItemDocument | null> {
+  const link = await activityEmails(views).findOne({ _id: emailId });
+  if (link !== null) return await activityItems(views).findOne({ _id: link.itemId });
+  return await activityItems(views).findOne({ emailId, type: 'email.sent' });
+}
+
 const isErased = async (views: ViewStore, contactId: string): Promise<boolean> =>
   (await erasedContacts(views).findOne({ _id: contactId })) !== null;
 
@@ -66,6 +79,13 @@ async function addItem(views: ViewStore, item: NewActivityItem): Promise<void> {
     minute: minuteOf(Date.parse(item.at)),
     data: item.data,
   };
+  if (item.type === 'email.sent' && item.emailId !== undefined) {
+    await activityEmails(views).updateOne(
+      { _id: item.emailId },
+      { $set: { itemId: item.id } },
+      { upsert: true },
+    );
+  }
   try {
     await activityItems(views).insertOne(document);
   } catch (error) {
