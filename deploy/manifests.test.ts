@@ -43,6 +43,7 @@ const PROCESSES: Readonly<Record<string, number>> = {
   relay: 3006,
   segments: 3007,
   campaigns: 3008,
+  workflows: 3009,
 };
 const PROCESS_NAMES = Object.keys(PROCESSES);
 /** Processes scaled horizontally (an HPA in production); the relay is not one of them. */
@@ -55,6 +56,7 @@ const STATELESS = [
   'activity',
   'segments',
   'campaigns',
+  'workflows',
 ];
 const NAMESPACE = 'stamp';
 const CLUSTER_SCOPED = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding', 'PriorityClass']);
@@ -83,12 +85,14 @@ const PROCESS_ENV: Readonly<Record<string, readonly string[]>> = {
     'STAMP_ACTIVITY_URL',
     'STAMP_SEGMENTS_URL',
     'STAMP_CAMPAIGNS_URL',
+    'STAMP_WORKFLOWS_URL',
     'STAMP_PUBLIC_URL',
     'STAMP_RATE_LIMIT_PER_MINUTE',
   ],
   sending: ['STAMP_CONTACTS_URL', 'STAMP_DOMAINS_URL', 'STAMP_SMTP_URL', 'STAMP_PUBLIC_URL'],
   segments: ['STAMP_CONTACTS_URL'],
   campaigns: ['STAMP_SEGMENTS_URL', 'STAMP_SENDING_URL'],
+  workflows: ['STAMP_SENDING_URL', 'STAMP_CONTACTS_URL'],
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -106,3 +106,41 @@ export interface CampaignEmailsApi {
     email: string;
   }): Promise<{ emailId: string }>;
 }
+
+/** Input of {@link WorkflowEmailsApi.queueWorkflowEmail}. */
+export interface QueueWorkflowEmailInput {
+  projectId: string;
+  workflowId: string;
+  executionId: string;
+  /** The email's id, derived by the caller from the execution, step and visit: a repeated call queues nothing twice. */
+  emailId: string;
+  templateId: string;
+  contactId: string;
+  /** A custom recipient (SEND_EMAIL `recipient.type` CUSTOM); the contact's email when absent. */
+  customEmail?: string;
+  /** The execution's context: template variables beside the contact's data, and under `event`. */
+  context: Record<string, unknown>;
+  correlationId: string;
+}
+
+/** Result of {@link WorkflowEmailsApi.queueWorkflowEmail}. */
+export interface QueueWorkflowEmailResult {
+  emailId: string;
+  /** `queued` now, `existing` from an earlier call, or `skipped` (`reason` says why). */
+  outcome: 'queued' | 'existing' | 'skipped';
+  reason: 'unsubscribed' | 'contact_deleted' | null;
+}
+
+/** The sending service's workflow API, used by workflows. */
+export interface WorkflowEmailsApi {
+  /** Whether the project has a template with this id. */
+  templateExists(projectId: string, templateId: string): Promise<boolean>;
+  /**
+   * Renders the template for the contact with the context and queues one email carrying
+   * `workflowId` and `executionId`. A MARKETING template is not sent to an unsubscribed contact
+   * (skipped), and gets the RFC 8058 one-click headers.
+   * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 422 VALIDATION_ERROR for a
+   *   template that does not render.
+   */
+  queueWorkflowEmail(input: QueueWorkflowEmailInput): Promise<QueueWorkflowEmailResult>;
+}

@@ -587,6 +587,8 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
         subject: text('Rendered subject.'),
         templateId: text('Template the email was rendered from.'),
         campaignId: text('Campaign the email belongs to.'),
+        workflowId: text('Workflow whose SEND_EMAIL step sent the email.'),
+        executionId: text('Workflow execution that sent the email.'),
         sandbox: flag('Sandbox sender: only ever delivered to the local outbox.'),
       },
       ['emailId', 'contactId', 'to', 'from', 'subject', 'sandbox'],

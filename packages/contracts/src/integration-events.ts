@@ -114,6 +114,9 @@ export interface EmailQueuedEventData {
   templateId?: string;
   /** Campaign the email belongs to. */
   campaignId?: string;
+  /** Workflow and execution whose SEND_EMAIL step sent the email. */
+  workflowId?: string;
+  executionId?: string;
   /** Sandbox sender: only ever delivered to the local outbox. */
   sandbox: boolean;
 }

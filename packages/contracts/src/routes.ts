@@ -13,6 +13,7 @@ export const ROUTED_SERVICES = [
   'activity',
   'segments',
   'campaigns',
+  'workflows',
 ] as const;
 
 /** A service that owns public routes. */
@@ -27,6 +28,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   activity: ['/activity'],
   segments: ['/segments'],
   campaigns: ['/campaigns'],
+  workflows: ['/workflows'],
 };
 
 /** Path prefixes answered without an API key (signed links in emails). */

@@ -23,6 +23,7 @@ const SERVICES = [
   'activity',
   'segments',
   'campaigns',
+  'workflows',
   'gateway',
 ];
 const KEYS = {
@@ -134,8 +135,9 @@ async function until(check: () => Promise<boolean> | boolean, timeoutMs: number)
 
 /**
  * The distributed mode end to end: gateway, accounts, contacts, domains, sending, activity,
- * segments, campaigns and the relay as separate processes from their entry points; the embedded event store shared on one
- * disk, Kafka as the bus, MongoDB (or its stand-in) for the views.
+ * segments, campaigns, workflows and the relay as separate processes from their entry points; the
+ * embedded event store shared on one disk, Kafka as the bus, MongoDB (or its stand-in) for the
+ * views.
  */
 describeWith(engines)('distributed mode, one process per service', () => {
   let dns: TestDnsServer;
@@ -175,6 +177,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_ACTIVITY_URL: urlOf('activity'),
       STAMP_SEGMENTS_URL: urlOf('segments'),
       STAMP_CAMPAIGNS_URL: urlOf('campaigns'),
+      STAMP_WORKFLOWS_URL: urlOf('workflows'),
       STAMP_PUBLIC_URL: urlOf('gateway'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
@@ -345,6 +348,29 @@ describeWith(engines)('distributed mode, one process per service', () => {
     const stats = await call('GET', `/campaigns/${campaignId}/stats`);
     expect(stats.body).toMatchObject({ status: 'SENT', recipients: 2, sent: 2, delivered: 2 });
   }, 120_000);
+
+  it('routes /workflows through the gateway to the workflows process', async () => {
+    const created = await call('POST', '/workflows', { name: 'Welcome', eventName: 'signed-up' });
+    expect(created.status).toBe(201);
+    const listed = async (): Promise<{ name?: unknown }[]> => {
+      const body = (await call('GET', '/workflows')).body;
+      return Array.isArray(body) ? (body as { name?: unknown }[]) : [];
+    };
+    await until(
+      async () => (await listed()).some((workflow) => workflow.name === 'Welcome'),
+      30_000,
+    );
+    expect(await listed()).toMatchObject([
+      {
+        id: expect.any(String) as string,
+        name: 'Welcome',
+        eventName: 'signed-up',
+        enabled: false,
+        triggerType: 'EVENT',
+        steps: [{ type: 'TRIGGER' }],
+      },
+    ]);
+  }, 60_000);
 
   it('loses and duplicates nothing when the sending process is killed and restarted', async () => {
     const sending = processes.get('sending')!;

@@ -11,6 +11,7 @@ export * from './config.ts';
 export * from './embedded.ts';
 export * from './event-store/event-store.ts';
 export * from './event-store/retry.ts';
+export * from './event-store/stream-commands.ts';
 export * from './event-store/sqlite-event-store.ts';
 export * from './ids.ts';
 export * from './logger.ts';

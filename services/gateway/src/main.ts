@@ -35,6 +35,7 @@ const schema = processEnvSchema
     STAMP_ACTIVITY_URL: z.url(),
     STAMP_SEGMENTS_URL: z.url(),
     STAMP_CAMPAIGNS_URL: z.url(),
+    STAMP_WORKFLOWS_URL: z.url(),
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
     STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_SMTP_RELAY: z.enum(['true', 'false']).default('false'),
@@ -58,6 +59,7 @@ runMain(
       activity: env.STAMP_ACTIVITY_URL,
       segments: env.STAMP_SEGMENTS_URL,
       campaigns: env.STAMP_CAMPAIGNS_URL,
+      workflows: env.STAMP_WORKFLOWS_URL,
     };
     const token = env.STAMP_INTERNAL_TOKEN;
     let ready = false;

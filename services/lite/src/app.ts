@@ -16,6 +16,7 @@ import {
 } from '@stamp/platform';
 import { createSegmentsService } from '@stamp/segments';
 import { createSendingService } from '@stamp/sending';
+import { createWorkflowsService, webhookCaller } from '@stamp/workflows';
 
 import type { StampConfig } from './config.ts';
 
@@ -92,6 +93,15 @@ export function createServices(
       segments: segments.api,
       sending: sending.api,
       throttle: throttleOf(config),
+    }),
+  );
+  modules.push(
+    createWorkflowsService({
+      ...base,
+      leases,
+      sending: sending.api,
+      contacts: contacts.api,
+      webhook: webhookCaller(resolver, config.STAMP_ALLOW_PRIVATE_TARGETS === 'true'),
     }),
   );
   return { modules, accounts, relay };

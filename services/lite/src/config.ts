@@ -1,5 +1,6 @@
 import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { campaignThrottleEnv } from '@stamp/campaigns';
+import { workflowsEnv } from '@stamp/workflows';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
 
@@ -58,6 +59,7 @@ export const configSchema = z
     STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
     /** SQLite page cache of the embedded store, MiB. */
     ...campaignThrottleEnv,
+    ...workflowsEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
   .superRefine(checkBootstrapKeys);

@@ -1,4 +1,4 @@
-import type { CampaignEmailsApi } from '@stamp/contracts';
+import type { CampaignEmailsApi, WorkflowEmailsApi } from '@stamp/contracts';
 import type { ServiceModule } from '@stamp/http-kit';
 import {
   type Consumer,
@@ -14,6 +14,7 @@ import { Router } from 'express';
 
 import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
 import { queueCampaignEmails, sendCampaignTest } from './campaign/command.ts';
+import { queueWorkflowEmail } from './workflow/command.ts';
 import { deliveryRouter } from './delivery/api.ts';
 import { forgetContactEmails, projectEmail } from './delivery/projection.ts';
 import { handleDelivery } from './delivery/worker.ts';
@@ -35,7 +36,7 @@ export { type SendResult } from './send/command.ts';
 export { type SubscriptionLinks, subscriptionLinks } from './templates/render.ts';
 
 /** The sending service's command API (used by workflows and campaigns). */
-export interface SendingApi extends CampaignEmailsApi {
+export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
   /**
    * Sends like POST /v1/send with an already parsed body (see `sendBody`); returns the emails
    * and the log position of the last append.
@@ -100,6 +101,11 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       },
       queueCampaignEmails: (input) => queueCampaignEmails(sendDeps, input),
       sendCampaignTest: (input) => sendCampaignTest(sendDeps, input),
+      templateExists: async (projectId, templateId) =>
+        (await deps.views
+          .collection(TEMPLATES)
+          .findOne({ _id: templateId, projectId, deleted: false })) !== null,
+      queueWorkflowEmail: (input) => queueWorkflowEmail(sendDeps, input),
     },
     async start() {
       if (projection !== undefined) return;

@@ -1,6 +1,11 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
-import type { CampaignEmailsApi, ContactsApi, DomainsApi } from '@stamp/contracts';
+import type {
+  CampaignEmailsApi,
+  ContactsApi,
+  DomainsApi,
+  WorkflowEmailsApi,
+} from '@stamp/contracts';
 import {
   checkAdapters,
   internalApiRouter,
@@ -72,14 +77,18 @@ runService(
       publicUrl: env.STAMP_PUBLIC_URL,
       secrets,
     });
-    const methods: (keyof CampaignEmailsApi)[] = [
+    const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',
       'queueCampaignEmails',
       'sendCampaignTest',
+      'templateExists',
+      'queueWorkflowEmail',
     ];
     return {
       module: sending,
-      internal: [internalApiRouter<CampaignEmailsApi>('sending', sending.api, methods)],
+      internal: [
+        internalApiRouter<CampaignEmailsApi & WorkflowEmailsApi>('sending', sending.api, methods),
+      ],
       close: async () => relay?.close(),
     };
   },

@@ -1,0 +1,284 @@
+/**
+ * Workflows over real sockets on the embedded platform (spec part 4 "Workflows"): graph editing
+ * and its rules, enabling, and an execution started by POST /v1/track that waits for an event,
+ * branches on a condition and sends a template to a real SMTP sink.
+ */
+import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { eventually } from '@stamp/testkit/eventually.ts';
+import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+
+import type { Stamp } from './app.ts';
+import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+
+interface Step {
+  id: string;
+  type: string;
+}
+interface Workflow {
+  id: string;
+  enabled: boolean;
+  triggerType: string;
+  steps: Step[];
+  transitions: { id: string; fromStepId: string; toStepId: string }[];
+}
+interface Execution {
+  id: string;
+  status: string;
+  currentStepId: string | null;
+  history: { stepId: string; outcome: string }[];
+  context: Record<string, unknown>;
+}
+
+const sk = TEST_KEYS.secretKey;
+let dns: TestDnsServer;
+let sink: Awaited<ReturnType<typeof startSmtpSink>>;
+let stamp: Stamp;
+let templateId: string;
+
+const api = (method: string, path: string, body?: unknown) =>
+  call(stamp.url, sk, method, path, body);
+
+async function created<T>(path: string, body: unknown): Promise<T> {
+  const response = await api('POST', path, body);
+  expect(response.status).toBe(201);
+  return response.body as T;
+}
+
+beforeAll(async () => {
+  dns = await startDnsServer({});
+  sink = await startSmtpSink();
+  stamp = await startTestStamp({ STAMP_SMTP_URL: sink.url, STAMP_DNS_SERVERS: dns.address });
+  const domain = (await api('POST', '/domains', { domain: 'flows.test' })).body as {
+    id: string;
+    records: { purpose: string; name: string; value: string }[];
+  };
+  const dkim = domain.records.find((record) => record.purpose === 'DKIM')!;
+  dns.set(dkim.name, { TXT: [dkim.value] });
+  await api('GET', `/domains/${domain.id}/verify`);
+  const template = await created<{ id: string }>('/templates', {
+    name: 'Upgrade',
+    subject: 'Hi {{ firstName }}, about {{ event.plan }}',
+    body: '<p>Your {{ event.plan }} plan</p>',
+    from: 'hello@flows.test',
+    type: 'TRANSACTIONAL',
+  });
+  templateId = template.id;
+}, 60_000);
+
+afterAll(async () => {
+  await stamp.close();
+  await sink.close();
+  await dns.close();
+});
+
+describe('graph editing', () => {
+  it('creates with the trigger step, refuses bad configs, branches and cycles, and enabling an incomplete graph', async () => {
+    const workflow = await created<Workflow>('/workflows', { name: 'Rules', eventName: 'rules' });
+    expect(workflow).toMatchObject({ enabled: false, triggerType: 'EVENT' });
+    expect(workflow.steps.map((step) => step.type)).toEqual(['TRIGGER']);
+    const trigger = workflow.steps[0]!;
+    const base = `/workflows/${workflow.id}`;
+
+    const badDelay = await api('POST', `${base}/steps`, {
+      type: 'DELAY',
+      config: { amount: 0, unit: 'days' },
+    });
+    expect(badDelay.status).toBe(422);
+    expect(JSON.stringify(badDelay.body)).toContain('config.amount');
+    const badTemplate = await api('POST', `${base}/steps`, {
+      type: 'SEND_EMAIL',
+      config: { templateId: 'missing' },
+    });
+    expect(badTemplate.status).toBe(422);
+    expect(JSON.stringify(badTemplate.body)).toContain('config.templateId');
+    const badUrl = await api('POST', `${base}/steps`, {
+      type: 'WEBHOOK',
+      config: { url: 'ftp://x' },
+    });
+    expect(badUrl.status).toBe(422);
+
+    const condition = await created<Step>(`${base}/steps`, {
+      type: 'CONDITION',
+      config: { field: 'data.plan', operator: 'equals', value: 'pro' },
+    });
+    const exit = await created<Step>(`${base}/steps`, { type: 'EXIT', config: {} });
+    const update = await created<Step>(`${base}/steps`, {
+      type: 'UPDATE_CONTACT',
+      config: { updates: { seen: true } },
+    });
+    await created(`${base}/transitions`, { fromStepId: trigger.id, toStepId: condition.id });
+    await created(`${base}/transitions`, {
+      fromStepId: condition.id,
+      toStepId: exit.id,
+      branch: 'yes',
+    });
+    const twice = await api('POST', `${base}/transitions`, {
+      fromStepId: condition.id,
+      toStepId: update.id,
+      branch: 'yes',
+    });
+    expect(twice.status).toBe(422);
+    expect(JSON.stringify(twice.body)).toContain('branch');
+
+    // Incomplete: the CONDITION has no 'no' branch, UPDATE_CONTACT is unreachable.
+    const enable = await api('PATCH', base, { enabled: true });
+    expect(enable.status).toBe(422);
+    expect(JSON.stringify(enable.body)).toContain("no 'no' branch");
+
+    await created(`${base}/transitions`, {
+      fromStepId: condition.id,
+      toStepId: update.id,
+      branch: 'no',
+    });
+    // update → condition would loop without waiting.
+    const cycle = await api('POST', `${base}/transitions`, {
+      fromStepId: update.id,
+      toStepId: condition.id,
+    });
+    expect(cycle.status).toBe(422);
+    expect(JSON.stringify(cycle.body)).toContain('waitless_cycle');
+
+    const enabled = await api('PATCH', base, { enabled: true });
+    expect(enabled.status).toBe(200);
+    expect((enabled.body as Workflow).enabled).toBe(true);
+
+    const foreign = await created<Workflow>('/workflows', { name: 'Other', eventName: 'other' });
+    const across = await api('POST', `${base}/transitions`, {
+      fromStepId: update.id,
+      toStepId: foreign.steps[0]!.id,
+    });
+    expect(across.status).toBe(422);
+
+    // splice=true reconnects the trigger to the condition's successor... not for a branching step.
+    const ambiguous = await api('DELETE', `${base}/steps/${condition.id}?splice=true`);
+    expect(ambiguous.status).toBe(422);
+    expect((await api('GET', '/workflows')).body).toEqual(
+      expect.arrayContaining([expect.objectContaining({ id: workflow.id })]),
+    );
+  });
+});
+
+describe('executions', () => {
+  it('runs track → wait for event → condition → send, once per trigger, and refuses edits while active', async () => {
+    const workflow = await created<Workflow>('/workflows', {
+      name: 'Upgrade',
+      eventName: 'trial-started',
+    });
+    const base = `/workflows/${workflow.id}`;
+    const trigger = workflow.steps[0]!;
+    const wait = await created<Step>(`${base}/steps`, {
+      type: 'WAIT_FOR_EVENT',
+      config: { eventName: 'plan-chosen', timeout: 3600 },
+    });
+    const condition = await created<Step>(`${base}/steps`, {
+      type: 'CONDITION',
+      config: { field: 'event.plan', operator: 'equals', value: 'pro' },
+    });
+    const send = await created<Step>(`${base}/steps`, {
+      type: 'SEND_EMAIL',
+      config: { templateId },
+    });
+    const exit = await created<Step>(`${base}/steps`, {
+      type: 'EXIT',
+      config: { reason: 'not pro' },
+    });
+    await created(`${base}/transitions`, { fromStepId: trigger.id, toStepId: wait.id });
+    await created(`${base}/transitions`, {
+      fromStepId: wait.id,
+      toStepId: condition.id,
+      waitOutcome: 'EVENT',
+    });
+    await created(`${base}/transitions`, {
+      fromStepId: condition.id,
+      toStepId: send.id,
+      branch: 'yes',
+    });
+    await created(`${base}/transitions`, {
+      fromStepId: condition.id,
+      toStepId: exit.id,
+      branch: 'no',
+    });
+    expect((await api('PATCH', base, { enabled: true })).status).toBe(200);
+
+    for (const email of ['pro@example.org', 'free@example.org']) {
+      const tracked = await api('POST', '/v1/track', {
+        event: 'trial-started',
+        email,
+        data: { firstName: email.split('@')[0] },
+      });
+      expect(tracked.status).toBe(200);
+    }
+    const waiting = await eventually('two waiting executions', async () => {
+      const page = (await api('GET', `${base}/executions?status=WAITING`)).body as {
+        data: Execution[];
+      };
+      return page.data.length === 2 ? page.data : undefined;
+    });
+    expect(waiting.every((execution) => execution.currentStepId === wait.id)).toBe(true);
+
+    // Structural edits are refused while executions are active; metadata is not.
+    const refused = await api('POST', `${base}/steps`, { type: 'EXIT', config: {} });
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain('2 active executions');
+    expect((await api('PATCH', base, { name: 'Upgrade flow' })).status).toBe(200);
+    expect((await api('DELETE', base)).status).toBe(409);
+
+    await api('POST', '/v1/track', {
+      event: 'plan-chosen',
+      email: 'pro@example.org',
+      data: { plan: 'pro' },
+    });
+    await api('POST', '/v1/track', {
+      event: 'plan-chosen',
+      email: 'free@example.org',
+      data: { plan: 'free' },
+    });
+    const ended = await eventually('both executions ended', async () => {
+      const page = (await api('GET', `${base}/executions`)).body as { data: Execution[] };
+      return page.data.every((execution) => ['COMPLETED', 'EXITED'].includes(execution.status))
+        ? page.data
+        : undefined;
+    });
+    expect(ended.map((execution) => execution.status).sort()).toEqual(['COMPLETED', 'EXITED']);
+    const completed = ended.find((execution) => execution.status === 'COMPLETED')!;
+    expect(completed.history.map((entry) => entry.outcome)).toEqual(['EVENT', 'yes', 'sent']);
+
+    const raw = await eventually('the email at the sink', async () =>
+      sink.messages
+        .map((candidate) => candidate.raw.toString('utf8'))
+        .find((text) => text.includes('Subject: Hi pro, about pro')),
+    );
+    expect(raw).toContain('Your pro plan');
+    expect(
+      sink.messages.filter((candidate) => candidate.raw.toString('utf8').includes('Subject: Hi ')),
+    ).toHaveLength(1);
+
+    // Re-entry is off: a second trigger for the same contact starts nothing.
+    await api('POST', '/v1/track', { event: 'trial-started', email: 'pro@example.org' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const all = (await api('GET', `${base}/executions`)).body as { data: Execution[] };
+    expect(all.data).toHaveLength(2);
+
+    // A hand-started execution, then cancel-all.
+    const contacts = (await api('GET', '/contacts?limit=100')).body as {
+      data: { id: string; email: string }[];
+    };
+    const other = contacts.data.find((contact) => contact.email === 'free@example.org');
+    await api('PATCH', base, { allowReentry: true });
+    const manual = await created<Execution>(`${base}/executions`, {
+      contactId: other!.id,
+      context: { source: 'manual' },
+    });
+    expect(manual.context).toEqual({ source: 'manual' });
+    await eventually('the manual execution waits', async () => {
+      const found = (await api('GET', `${base}/executions/${manual.id}`)).body as Execution;
+      return found.status === 'WAITING' ? found : undefined;
+    });
+    const cancelled = await api('POST', `${base}/executions/cancel-all`);
+    expect(cancelled.body).toEqual({ success: true, cancelled: 1 });
+    expect(((await api('GET', `${base}/executions/${manual.id}`)).body as Execution).status).toBe(
+      'CANCELLED',
+    );
+    expect((await api('DELETE', base)).status).toBe(200);
+  });
+});
