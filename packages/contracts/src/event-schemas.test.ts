@@ -364,6 +364,78 @@ describe('the events the services really append', () => {
     await api('POST', `/campaigns/${later.data.id}/duplicate`);
     await api('DELETE', `/campaigns/${later.data.id}`);
 
+    // Workflows: edited graphs, and executions that exit after a delay, complete, fail on a
+    // refused webhook target, and are cancelled while waiting.
+    type Made = { id: string; steps: { id: string }[] };
+    const flow = async (eventName: string, steps: object[]): Promise<Made> => {
+      const workflow = (await api('POST', '/workflows', { name: eventName, eventName })) as Made;
+      let from = workflow.steps[0]?.id ?? '';
+      for (const step of steps) {
+        const added = (await api('POST', `/workflows/${workflow.id}/steps`, step)) as {
+          id: string;
+        };
+        await api('POST', `/workflows/${workflow.id}/transitions`, {
+          fromStepId: from,
+          toStepId: added.id,
+        });
+        from = added.id;
+      }
+      return workflow;
+    };
+    const delayed = await flow('wf-delay', [
+      { type: 'DELAY', config: { amount: 0.01, unit: 'minutes' } },
+      { type: 'EXIT', config: { reason: 'done' } },
+    ]);
+    const spare = (await api('POST', `/workflows/${delayed.id}/steps`, {
+      type: 'UPDATE_CONTACT',
+      config: {},
+    })) as { id: string };
+    await api('PATCH', `/workflows/${delayed.id}/steps/${spare.id}`, { name: 'Spare' });
+    const graph = (await api('GET', `/workflows/${delayed.id}`)) as Made;
+    const loose = (await api('POST', `/workflows/${delayed.id}/transitions`, {
+      fromStepId: spare.id,
+      toStepId: graph.steps[2]?.id,
+    })) as { id: string };
+    await api('DELETE', `/workflows/${delayed.id}/transitions/${loose.id}`);
+    await api('DELETE', `/workflows/${delayed.id}/steps/${spare.id}`);
+    const done = await flow('wf-done', [
+      { type: 'UPDATE_CONTACT', config: { updates: { flow: 'yes' } } },
+    ]);
+    const failing = await flow('wf-fail', [
+      { type: 'WEBHOOK', config: { url: 'http://127.0.0.1:9/hook' } },
+    ]);
+    const waiting = await flow('wf-wait', [
+      { type: 'WAIT_FOR_EVENT', config: { eventName: 'never' } },
+    ]);
+    const waitStep = ((await api('GET', `/workflows/${waiting.id}`)) as Made).steps[1]?.id;
+    const after = (await api('POST', `/workflows/${waiting.id}/steps`, {
+      type: 'EXIT',
+      config: {},
+    })) as { id: string };
+    await api('POST', `/workflows/${waiting.id}/transitions`, {
+      fromStepId: waitStep,
+      toStepId: after.id,
+      waitOutcome: 'EVENT',
+    });
+    for (const workflow of [delayed, done, failing, waiting]) {
+      await api('PATCH', `/workflows/${workflow.id}`, { enabled: true });
+    }
+    for (const name of ['wf-delay', 'wf-done', 'wf-fail', 'wf-wait']) {
+      await api('POST', '/v1/track', { event: name, email: 'flows@example.org' });
+    }
+    await until('the workflow executions', async () => {
+      const types = [...captured.values()].map((event) => event.type);
+      const wanted = [
+        'ExecutionExited',
+        'ExecutionCompleted',
+        'ExecutionFailed',
+        'ExecutionWaiting',
+      ];
+      return wanted.every((type) => types.includes(type)) ? true : undefined;
+    });
+    await api('POST', `/workflows/${waiting.id}/executions/cancel-all`);
+    await api('DELETE', `/workflows/${waiting.id}`);
+
     // Deleting a contact erases its personal data in the log.
     await api('DELETE', `/contacts/${contact.id}`);
     await until('the SMTP delivery outcome', async () => {

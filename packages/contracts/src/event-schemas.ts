@@ -94,6 +94,13 @@ function object(
   return { type: 'object', description, properties, required, additionalProperties: true };
 }
 
+/** An object whose fields this document leaves open. */
+const anyObject = (description: string): JsonSchema => ({
+  type: 'object',
+  description,
+  additionalProperties: true,
+});
+
 /** Data of an event that carries no fields (`Record<string, never>`); one object per type. */
 const empty = (): JsonSchema => ({
   type: 'object',
@@ -849,6 +856,133 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       recipients: count('Contacts in the audience.'),
     }),
   ),
+  // workflows: definitions
+  WorkflowCreated: v1(
+    'workflow',
+    'A workflow was created (trigger EVENT, disabled) with its implicit TRIGGER step.',
+    object('The workflow.', {
+      workflowId: nonEmpty('Workflow id.'),
+      projectId: nonEmpty('Project id.'),
+      name: nonEmpty('Name.'),
+      eventName: nonEmpty('Event that starts an execution.'),
+      enabled: flag('Whether events start executions.'),
+      allowReentry: flag('Whether a contact may go through it again.'),
+      trigger: anyObject('The TRIGGER step.'),
+      createdAt: dateTime('Time of the creation'),
+    }),
+  ),
+  WorkflowUpdated: v1(
+    'workflow',
+    'Metadata, trigger type, enabled or allowReentry changed.',
+    object('The change.', {
+      changes: anyObject('The changed settings.'),
+      updatedAt: dateTime('Time of the change'),
+    }),
+  ),
+  WorkflowDeleted: v1(
+    'workflow',
+    'A workflow without active executions was deleted.',
+    object('The deletion.', { deletedAt: dateTime('Time of the deletion') }),
+  ),
+  WorkflowStepAdded: v1(
+    'workflow',
+    'A step was added.',
+    object('The step.', { step: anyObject('The step.'), updatedAt: dateTime('Time') }),
+  ),
+  WorkflowStepUpdated: v1(
+    'workflow',
+    "A step's name, position or config changed.",
+    object('The step.', { step: anyObject('The step as it is now.'), updatedAt: dateTime('Time') }),
+  ),
+  WorkflowStepRemoved: v1(
+    'workflow',
+    'A step and its transitions were removed; `spliced` reconnects its predecessor.',
+    object('The removal.', { stepId: nonEmpty('Step id.'), updatedAt: dateTime('Time') }),
+  ),
+  WorkflowTransitionAdded: v1(
+    'workflow',
+    'A transition was added.',
+    object('The transition.', {
+      transition: anyObject('The transition.'),
+      updatedAt: dateTime('Time'),
+    }),
+  ),
+  WorkflowTransitionRemoved: v1(
+    'workflow',
+    'A transition was removed.',
+    object('The removal.', {
+      transitionId: nonEmpty('Transition id.'),
+      updatedAt: dateTime('Time'),
+    }),
+  ),
+
+  // workflows: executions and enrollments
+  ExecutionStarted: v1(
+    'workflowExecution',
+    'An execution of a workflow began for a contact.',
+    object('The execution.', {
+      executionId: nonEmpty('Execution id.'),
+      workflowId: nonEmpty('Workflow id.'),
+      projectId: nonEmpty('Project id.'),
+      contactId: nonEmpty('Contact id.'),
+      context: anyObject('Per-execution variables (the trigger event data).'),
+      startedAt: dateTime('Time of the start'),
+    }),
+  ),
+  ExecutionStepCompleted: v1(
+    'workflowExecution',
+    'A step ran; `nextStepId` is where the execution goes on (null: the end).',
+    object('The step.', {
+      stepId: nonEmpty('Step id.'),
+      stepType: nonEmpty('Step type.'),
+      outcome: nonEmpty('Outcome.'),
+      completedAt: dateTime('Time'),
+    }),
+  ),
+  ExecutionWaiting: v1(
+    'workflowExecution',
+    'The execution waits at a DELAY or WAIT_FOR_EVENT step.',
+    object('The wait.', { stepId: nonEmpty('Step id.'), since: dateTime('Time') }),
+  ),
+  ExecutionTimerDue: v1(
+    'workflowExecution',
+    "A wait's timer fired (event id = timer id).",
+    object('The timer.', { timerId: nonEmpty('Timer id.') }),
+  ),
+  ExecutionCompleted: v1(
+    'workflowExecution',
+    'The execution reached the end of its graph.',
+    object('The end.', { completedAt: dateTime('Time') }),
+  ),
+  ExecutionExited: v1(
+    'workflowExecution',
+    'The execution ended at an EXIT step, or because its contact was deleted.',
+    object('The end.', { reason: text('Why.'), completedAt: dateTime('Time') }),
+  ),
+  ExecutionFailed: v1(
+    'workflowExecution',
+    'A step failed; the execution ended.',
+    object('The end.', { error: text('The error.'), completedAt: dateTime('Time') }),
+  ),
+  ExecutionCancelled: v1(
+    'workflowExecution',
+    'The execution was cancelled.',
+    object('The end.', { completedAt: dateTime('Time') }),
+  ),
+  EnrollmentStarted: v1(
+    'workflowEnrollment',
+    'An execution of the contact in the workflow began.',
+    object('The enrollment.', {
+      executionId: nonEmpty('Execution id.'),
+      workflowId: nonEmpty('Workflow id.'),
+      contactId: nonEmpty('Contact id.'),
+    }),
+  ),
+  EnrollmentEnded: v1(
+    'workflowEnrollment',
+    'The active execution of the contact in the workflow ended.',
+    object('The end.', { executionId: nonEmpty('Execution id.') }),
+  ),
   CampaignAudienceRecorded: v1(
     'campaignAudience',
     'One batch of the audience fixed when a campaign started sending.',
@@ -938,6 +1072,23 @@ export const TOPICS: readonly TopicInfo[] = [
     'campaigns',
     'Campaigns: definitions, schedules and the progress of their sending ' +
       '(streams `campaign-<campaignId>`).',
+  ),
+  topic(
+    'workflow',
+    'workflows',
+    'Workflow definitions: settings, steps and transitions (streams `workflow-<workflowId>`).',
+  ),
+  topic(
+    'workflowExecution',
+    'workflows',
+    'Executions of workflows, one stream per contact and start ' +
+      '(streams `workflowExecution-<executionId>`).',
+  ),
+  topic(
+    'workflowEnrollment',
+    'workflows',
+    'Which executions a contact had in a workflow, for the re-entry rule ' +
+      '(streams `workflowEnrollment-<derived id of workflow and contact>`).',
   ),
   topic(
     'campaignAudience',
