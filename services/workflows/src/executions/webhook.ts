@@ -57,7 +57,7 @@ export interface WebhookOptions {
   maxResponseBytes?: number;
 }
 
-/** The final answer of a webhook: any status below 500 (or above 599), redirects included. */
+/** The final answer of a webhook: a status below 500 (or above 599), redirects included. */
 export interface WebhookResponse {
   /** HTTP status code of the last attempt. */
   status: number;

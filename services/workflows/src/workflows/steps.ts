@@ -107,7 +107,7 @@ export const stepBody = z.discriminatedUnion('type', [
   z.object({ type: z.literal('EXIT'), name, position, config: configs.EXIT.default({}) }),
 ]);
 
-/** Body of PATCH /workflows/:id/steps/:stepId: any of name, position, config. */
+/** Body of PATCH /workflows/:id/steps/:stepId: name, position or config, each optional. */
 export const stepPatchBody = z.object({
   name,
   position,
