@@ -1,9 +1,16 @@
 /**
  * Command handling of campaigns: read the stream, decide, append with the expected revision
  * (retrying a few times on a concurrent write), and return the log position of the append for
- * read-your-writes.
+ * read-your-writes (the platform's `streamCommands` over campaign streams).
  */
-import { decisionAppend, type EventStore, withRevisionRetry } from '@stamp/platform';
+import {
+  type DecidedCommand,
+  type EventStore,
+  foldStream,
+  type LoadedStream,
+  type StreamModel,
+  streamCommands,
+} from '@stamp/platform';
 
 import {
   CAMPAIGN_EVENT_TYPES,
@@ -14,19 +21,11 @@ import {
   initialCampaign,
 } from './events.ts';
 
-/** A campaign stream read back. */
-export interface LoadedCampaign {
-  state: CampaignState;
-  /** Revision of the stream's last event; -1 when it has none. */
-  revision: number;
-}
+/** A campaign stream read back: its state and the revision of its last event (-1: none). */
+export type LoadedCampaign = LoadedStream<CampaignState>;
 
 /** Result of a command: the state after it and the log position (0: nothing appended). */
-export interface CommandResult {
-  state: CampaignState;
-  events: CampaignEvent[];
-  position: number;
-}
+export type CommandResult = DecidedCommand<CampaignState, CampaignEvent>;
 
 /** The campaign command handler. */
 export interface CampaignCommands {
@@ -45,41 +44,28 @@ export interface CampaignCommands {
   ): Promise<CommandResult>;
 }
 
+/** How campaign streams fold. */
+const campaignModel: StreamModel<CampaignState, CampaignEvent> = {
+  stream: campaignStream,
+  initial: initialCampaign,
+  evolve,
+  types: CAMPAIGN_EVENT_TYPES,
+};
+
 /** Folds recorded campaign events into a state. */
 export function foldCampaign(
   events: readonly { type: string; data: unknown }[],
   state: CampaignState = initialCampaign(),
 ): CampaignState {
-  let folded = state;
-  for (const event of events) {
-    if (CAMPAIGN_EVENT_TYPES.has(event.type)) folded = evolve(folded, event as CampaignEvent);
-  }
-  return folded;
+  return foldStream(campaignModel, events, state);
 }
 
 /** Builds the campaign command handler over the event store. */
 export function createCampaignCommands(store: EventStore): CampaignCommands {
-  async function load(campaignId: string): Promise<LoadedCampaign> {
-    const events = await store.readStream(campaignStream(campaignId));
-    return { state: foldCampaign(events), revision: events[events.length - 1]?.revision ?? -1 };
-  }
-
+  const commands = streamCommands(store, campaignModel);
   return {
-    load,
-    execute(campaignId, projectId, correlationId, decide) {
-      return withRevisionRetry(async () => {
-        const loaded = await load(campaignId);
-        const events = decide(loaded);
-        const state = foldCampaign(events, loaded.state);
-        if (events.length === 0) return { state, events, position: 0 };
-        const { position } = await store.append([
-          decisionAppend(campaignStream(campaignId), loaded.revision, events, {
-            projectId,
-            correlationId,
-          }),
-        ]);
-        return { state, events, position };
-      });
-    },
+    load: (campaignId) => commands.load(campaignId),
+    execute: (campaignId, projectId, correlationId, decide) =>
+      commands.execute(campaignId, { projectId, correlationId }, decide),
   };
 }

@@ -43,6 +43,7 @@ import {
   enrollmentStream,
   type ExecutionEvent,
   executionModel,
+  executionStream,
   type HistoryEntry,
   type KnownExecution,
   TERMINAL_EVENT_TYPES,
@@ -363,7 +364,7 @@ export async function decisionAppends(
     correlationId,
     subjectId: execution.contactId,
   };
-  const appends = [decisionAppend(`workflowExecution-${execution.id}`, revision, events, metadata)];
+  const appends = [decisionAppend(executionStream(execution.id), revision, events, metadata)];
   if (events.some((event) => TERMINAL_EVENT_TYPES.has(event.type))) {
     const streamId = enrollmentStream(execution.workflowId, execution.contactId);
     const recorded = await store.readStream(streamId);
