@@ -94,6 +94,14 @@ function object(
   return { type: 'object', description, properties, required, additionalProperties: true };
 }
 
+/** The fields of an execution's end (its workflow, contact and time) beside `fields`. */
+const executionEnd = (fields: Readonly<Record<string, JsonSchema>>) => ({
+  workflowId: nonEmpty('Workflow id.'),
+  contactId: nonEmpty('Contact id.'),
+  completedAt: dateTime('Time of the end'),
+  ...fields,
+});
+
 /** An object whose fields this document leaves open. */
 const anyObject = (description: string): JsonSchema => ({
   type: 'object',
@@ -952,22 +960,22 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
   ExecutionCompleted: v1(
     'workflowExecution',
     'The execution reached the end of its graph.',
-    object('The end.', { completedAt: dateTime('Time') }),
+    object('The end.', executionEnd({})),
   ),
   ExecutionExited: v1(
     'workflowExecution',
     'The execution ended at an EXIT step, or because its contact was deleted.',
-    object('The end.', { reason: text('Why.'), completedAt: dateTime('Time') }),
+    object('The end.', executionEnd({ reason: text('Why.') })),
   ),
   ExecutionFailed: v1(
     'workflowExecution',
     'A step failed; the execution ended.',
-    object('The end.', { error: text('The error.'), completedAt: dateTime('Time') }),
+    object('The end.', executionEnd({ error: text('The error.') })),
   ),
   ExecutionCancelled: v1(
     'workflowExecution',
     'The execution was cancelled.',
-    object('The end.', { completedAt: dateTime('Time') }),
+    object('The end.', executionEnd({})),
   ),
   EnrollmentStarted: v1(
     'workflowEnrollment',

@@ -202,6 +202,35 @@ export interface CampaignStreamEvents {
   CampaignSent: { sentAt: string; recipients: number };
 }
 
+/**
+ * Stream category of workflow executions (`workflowExecution-<executionId>`, owner: workflows
+ * service); the events other services read.
+ */
+export const WORKFLOW_EXECUTION_STREAM_CATEGORY = 'workflowExecution';
+
+/** What every end of an execution carries. */
+export interface ExecutionEndEventData {
+  workflowId: string;
+  contactId: string;
+  /** ISO 8601 time of the end. */
+  completedAt: string;
+}
+
+/** Data fields of the execution events other services read, by event type. */
+export interface WorkflowExecutionStreamEvents {
+  ExecutionStarted: {
+    executionId: string;
+    workflowId: string;
+    projectId: string;
+    contactId: string;
+    startedAt: string;
+  };
+  ExecutionCompleted: ExecutionEndEventData;
+  ExecutionExited: ExecutionEndEventData & { stepId: string | null; reason: string };
+  ExecutionFailed: ExecutionEndEventData & { stepId: string | null; error: string };
+  ExecutionCancelled: ExecutionEndEventData;
+}
+
 /** Every integration event type, by stream category. */
 export interface IntegrationEvents {
   [CONTACT_STREAM_CATEGORY]: ContactStreamEvents;
@@ -209,4 +238,5 @@ export interface IntegrationEvents {
   [EMAIL_STREAM_CATEGORY]: EmailStreamEvents;
   [CAMPAIGN_STREAM_CATEGORY]: CampaignStreamEvents;
   [SEGMENT_MEMBERSHIP_STREAM_CATEGORY]: SegmentMembershipStreamEvents;
+  [WORKFLOW_EXECUTION_STREAM_CATEGORY]: WorkflowExecutionStreamEvents;
 }

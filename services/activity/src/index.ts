@@ -11,6 +11,7 @@ import {
   EMAIL_STREAM_CATEGORY,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
+  WORKFLOW_EXECUTION_STREAM_CATEGORY,
 } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
 import type { Consumer, RecordedEvent } from '@stamp/platform';
@@ -37,6 +38,7 @@ export const ACTIVITY_TOPICS = [
   EMAIL_STREAM_CATEGORY,
   CAMPAIGN_STREAM_CATEGORY,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
+  WORKFLOW_EXECUTION_STREAM_CATEGORY,
 ] as const;
 
 /** Options of {@link createActivityService}. */
@@ -51,8 +53,9 @@ export interface ActivityOptions {
  * Creates the activity service. `router` serves GET /activity, /activity/stats,
  * /activity/recent-count, /activity/types and /activity/upcoming (secret key); `start()` creates
  * the view indexes and starts the `activity-view` consumer (topics `contact`, `trackedEvent`,
- * `email`, `campaign`, `segmentMembership`); `stop()` stops it after the batch in progress; `projections()` returns it for
- * read-your-writes; `views` names the group and the collections a view rebuild drops and replays.
+ * `email`, `campaign`, `segmentMembership`, `workflowExecution`); `stop()` stops it after the batch
+ * in progress; `projections()` returns it for read-your-writes; `views` names the group and the
+ * collections a view rebuild drops and replays.
  */
 export function createActivityService(
   deps: ServiceDeps,

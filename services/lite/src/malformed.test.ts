@@ -67,6 +67,25 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/campaigns/:id/cancel' },
   { method: 'POST', path: '/campaigns/:id/test' },
   { method: 'GET', path: '/campaigns/:id/stats' },
+  { method: 'GET', path: '/workflows' },
+  { method: 'POST', path: '/workflows' },
+  { method: 'GET', path: '/workflows/fields' },
+  { method: 'GET', path: '/workflows/:id' },
+  { method: 'PATCH', path: '/workflows/:id' },
+  { method: 'DELETE', path: '/workflows/:id' },
+  // `:workflow` is a real workflow, `:step` one of its steps: the bodies reach validation.
+  { method: 'PATCH', path: '/workflows/:workflow' },
+  { method: 'POST', path: '/workflows/:workflow/steps' },
+  { method: 'PATCH', path: '/workflows/:workflow/steps/:step' },
+  { method: 'PATCH', path: '/workflows/:workflow/steps/:id' },
+  { method: 'DELETE', path: '/workflows/:workflow/steps/:id' },
+  { method: 'POST', path: '/workflows/:workflow/transitions' },
+  { method: 'DELETE', path: '/workflows/:workflow/transitions/:id' },
+  { method: 'POST', path: '/workflows/:workflow/executions' },
+  { method: 'GET', path: '/workflows/:workflow/executions' },
+  { method: 'GET', path: '/workflows/:workflow/executions/:id' },
+  { method: 'DELETE', path: '/workflows/:workflow/executions/:id' },
+  { method: 'POST', path: '/workflows/:id/executions/cancel-all' },
   { method: 'GET', path: '/outbox' },
   { method: 'GET', path: '/outbox/:id' },
   { method: 'GET', path: '/emails/:id' },
@@ -124,6 +143,40 @@ const plausible = fc.record(
     fromName: json,
     replyTo: fc.oneof(fc.emailAddress(), json),
     emails: fc.oneof(json, fc.array(fc.oneof(fc.emailAddress(), json), { maxLength: 3 })),
+    eventName: fc.oneof(fc.string(), json),
+    allowReentry: json,
+    enabled: json,
+    triggerType: fc.oneof(fc.constantFrom('EVENT', 'MANUAL', 'SCHEDULE'), json),
+    config: fc.oneof(
+      json,
+      fc.record(
+        {
+          templateId: json,
+          amount: json,
+          unit: fc.oneof(fc.constantFrom('minutes', 'days'), json),
+          eventName: json,
+          timeout: json,
+          field: fc.oneof(fc.constantFrom('data.plan', 'event.x', 'contact.email'), json),
+          operator: fc.oneof(fc.constantFrom('equals', 'exists'), json),
+          value: json,
+          url: fc.oneof(fc.webUrl(), json),
+          method: json,
+          body: json,
+          updates: json,
+          subscriptionAction: json,
+          reason: json,
+          recipient: json,
+        },
+        { requiredKeys: [] },
+      ),
+    ),
+    position: json,
+    fromStepId: json,
+    toStepId: json,
+    branch: fc.oneof(fc.constantFrom('yes', 'no'), json),
+    waitOutcome: fc.oneof(fc.constantFrom('EVENT', 'TIMEOUT'), json),
+    contactId: json,
+    context: json,
     condition: fc.oneof(
       json,
       fc.record({
@@ -166,15 +219,36 @@ const segment = fc.oneof(
   fc.constantFrom('..', '%2e%2e', 'null', '0'),
 );
 const query = fc.dictionary(
-  fc.constantFrom('limit', 'cursor', 'search', 'page', 'pageSize', 'type'),
+  fc.constantFrom('limit', 'cursor', 'search', 'page', 'pageSize', 'type', 'status', 'splice'),
   fc.string({ maxLength: 30 }),
 );
 
 describe('malformed requests never get a 500', () => {
   let stamp: Stamp;
+  let workflowId: string;
+  let stepId: string;
 
   beforeAll(async () => {
     stamp = await startTestStamp();
+    const created = await call(stamp.url, TEST_KEYS.secretKey, 'POST', '/workflows', {
+      name: 'Probe',
+      eventName: 'probe',
+    });
+    const workflow = created.body as { id: string; steps: { id: string }[] };
+    workflowId = workflow.id;
+    stepId = workflow.steps[0]?.id ?? '';
+    const exit = await call(
+      stamp.url,
+      TEST_KEYS.secretKey,
+      'POST',
+      `/workflows/${workflowId}/steps`,
+      {
+        type: 'EXIT',
+        name: 'Done',
+        config: {},
+      },
+    );
+    expect(exit.status).toBe(201);
   });
 
   afterAll(async () => {
@@ -189,7 +263,9 @@ describe('malformed requests never get a 500', () => {
         query,
         async (body, id, params) => {
           const search = new URLSearchParams(params).toString();
-          const target = path.replace(':id', id) + (search === '' ? '' : `?${search}`);
+          const target =
+            path.replace(':workflow', workflowId).replace(':step', stepId).replace(':id', id) +
+            (search === '' ? '' : `?${search}`);
           const payload =
             method === 'GET' || method === 'DELETE'
               ? undefined

@@ -215,6 +215,13 @@ describe('executions', () => {
       return page.data.length === 2 ? page.data : undefined;
     });
     expect(waiting.every((execution) => execution.currentStepId === wait.id)).toBe(true);
+    const upcoming = (await api('GET', '/activity/upcoming')).body as {
+      executions: { id: string; workflowId: string; status: string }[];
+    };
+    expect(upcoming.executions.map((execution) => execution.id).sort()).toEqual(
+      waiting.map((execution) => execution.id).sort(),
+    );
+    expect(upcoming.executions.every((execution) => execution.status === 'WAITING')).toBe(true);
 
     // Structural edits are refused while executions are active; metadata is not.
     const refused = await api('POST', `${base}/steps`, { type: 'EXIT', config: {} });
@@ -242,6 +249,18 @@ describe('executions', () => {
     expect(ended.map((execution) => execution.status).sort()).toEqual(['COMPLETED', 'EXITED']);
     const completed = ended.find((execution) => execution.status === 'COMPLETED')!;
     expect(completed.history.map((entry) => entry.outcome)).toEqual(['EVENT', 'yes', 'sent']);
+    type FeedItem = { contact: { email: string } | null; data: { status?: string } };
+    const feedOf = async (type: string): Promise<FeedItem[]> =>
+      ((await api('GET', `/activity?type=${type}`)).body as { data: FeedItem[] }).data;
+    const ends = await eventually('the ends in the activity feed', async () => {
+      const items = await feedOf('workflow.completed');
+      return items.length === 2 ? items : undefined;
+    });
+    expect(ends.map((item) => `${item.contact?.email} ${item.data.status}`).sort()).toEqual([
+      'free@example.org EXITED',
+      'pro@example.org COMPLETED',
+    ]);
+    expect(await feedOf('workflow.started')).toHaveLength(2);
 
     const raw = await eventually('the email at the sink', async () =>
       sink.messages

@@ -29,13 +29,9 @@ import {
 import { type Response, Router } from 'express';
 import { z } from 'zod';
 
+import { decideCancel } from './executions/decide.ts';
 import { decisionAppends } from './executions/engine.ts';
-import {
-  ACTIVE_STATUSES,
-  type ExecutionEvent,
-  executionModel,
-  executionStream,
-} from './executions/events.ts';
+import { ACTIVE_STATUSES, executionModel, executionStream } from './executions/events.ts';
 import { startExecution } from './executions/start.ts';
 import { executionsView, toExecutionResource } from './executions/views.ts';
 import {
@@ -394,19 +390,11 @@ export function workflowsRouter(deps: WorkflowsRouterDeps): Router {
     return await withRevisionRetry(async () => {
       const recorded = await deps.store.readStream(executionStream(executionId));
       const state = foldStream(executionModel, recorded);
-      if (!state.exists || !ACTIVE_STATUSES.includes(state.status)) return 0;
-      const cancelled: ExecutionEvent = {
-        type: 'ExecutionCancelled',
-        data: { completedAt: clock().toISOString() },
-      };
+      if (!state.exists) return 0;
+      const events = decideCancel(state, clock());
+      if (events.length === 0) return 0;
       const revision = recorded[recorded.length - 1]?.revision ?? -1;
-      const appends = await decisionAppends(
-        deps.store,
-        state,
-        revision,
-        [cancelled],
-        correlationId,
-      );
+      const appends = await decisionAppends(deps.store, state, revision, events, correlationId);
       return (await deps.store.append(appends)).position;
     });
   }

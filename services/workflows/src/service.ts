@@ -85,23 +85,25 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
     async start(options) {
       if (consumers.length > 0) return;
       await workflowsView(deps.views).createIndex({ projectId: 1, eventName: 1 });
+      await workflowsView(deps.views).createIndex({ projectId: 1, waitEventNames: 1 });
       const executions = executionsView(deps.views);
       await executions.createIndex({ workflowId: 1, status: 1 });
       await executions.createIndex({ projectId: 1, contactId: 1, status: 1 });
       await executions.createIndex({ contactId: 1 });
       await deps.views.collection(WORKFLOW_TIMERS_VIEW).createIndex({ dueAt: 1 });
       await deps.views.collection(WORKFLOW_TIMERS_VIEW).createIndex({ executionId: 1 });
+      const executionsConsumer = deps.bus.consume({
+        groupId: EXECUTIONS_VIEW_GROUP,
+        topics: EXECUTIONS_VIEW_TOPICS,
+        handle: executionsProjection(deps.views),
+      });
       consumers = [
         deps.bus.consume({
           groupId: WORKFLOWS_VIEW_GROUP,
           topics: [WORKFLOW_CATEGORY],
           handle: workflowsProjection(deps.views),
         }),
-        deps.bus.consume({
-          groupId: EXECUTIONS_VIEW_GROUP,
-          topics: EXECUTIONS_VIEW_TOPICS,
-          handle: executionsProjection(deps.views),
-        }),
+        executionsConsumer,
       ];
       // A rebuild replays the log into the views alone: nothing starts, runs or fires meanwhile.
       if (options?.replay === true) return;
@@ -109,7 +111,13 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
         deps.bus.consume({
           groupId: WORKFLOWS_TRIGGER_GROUP,
           topics: TRIGGER_TOPICS,
-          handle: triggerHandler({ store: deps.store, views: deps.views, workflows, now }),
+          handle: triggerHandler({
+            store: deps.store,
+            views: deps.views,
+            workflows,
+            executionsReached: (position) => executionsConsumer.waitFor(position, 10_000),
+            now,
+          }),
         }),
         deps.bus.consume({
           groupId: WORKFLOWS_ENGINE_GROUP,

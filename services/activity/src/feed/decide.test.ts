@@ -1,5 +1,5 @@
 import { decideActivity, maskAddresses } from './decide.ts';
-import { contactEvent, emailEvent, queuedData, trackedEvent } from './fixtures.ts';
+import { contactEvent, emailEvent, executionEvent, queuedData, trackedEvent } from './fixtures.ts';
 
 const at = '2025-03-01T10:00:00.000Z';
 
@@ -121,7 +121,85 @@ describe('decideActivity', () => {
     });
   });
 
+  it('maps the start of an execution to workflow.started and each end to workflow.completed', () => {
+    const started = executionEvent(
+      'x1',
+      'ExecutionStarted',
+      { executionId: 'x1', workflowId: 'w1', projectId: 'p1', contactId: 'c1', startedAt: at },
+      { at, id: 'e1' },
+    );
+    expect(decideActivity(started)).toEqual({
+      kind: 'add',
+      item: {
+        id: 'e1',
+        projectId: 'p1',
+        type: 'workflow.started',
+        contactId: 'c1',
+        at,
+        data: { workflowId: 'w1', executionId: 'x1' },
+      },
+    });
+    const end = { workflowId: 'w1', contactId: 'c1', completedAt: at };
+    const completed = executionEvent('x1', 'ExecutionCompleted', end, { at, id: 'e2' });
+    expect(decideActivity(completed)).toEqual({
+      kind: 'add',
+      item: {
+        id: 'e2',
+        projectId: 'p1',
+        type: 'workflow.completed',
+        contactId: 'c1',
+        at,
+        data: { workflowId: 'w1', executionId: 'x1', status: 'COMPLETED' },
+      },
+    });
+    const exited = executionEvent(
+      'x1',
+      'ExecutionExited',
+      { ...end, stepId: 's9', reason: 'Upgraded' },
+      { at },
+    );
+    expect(decideActivity(exited)).toMatchObject({
+      item: { data: { status: 'EXITED', reason: 'Upgraded' } },
+    });
+    const failed = executionEvent(
+      'x1',
+      'ExecutionFailed',
+      { ...end, stepId: 's2', error: 'Template not found' },
+      { at },
+    );
+    expect(decideActivity(failed)).toMatchObject({
+      item: { data: { status: 'FAILED', reason: 'Template not found' } },
+    });
+    const cancelled = executionEvent('x1', 'ExecutionCancelled', end, { at });
+    expect(decideActivity(cancelled)).toMatchObject({
+      item: { type: 'workflow.completed', data: { status: 'CANCELLED' } },
+    });
+  });
+
+  it('adds nothing for the steps and waits of an execution', () => {
+    const waiting = recordedExecution('ExecutionWaiting', { stepId: 's1', since: at });
+    expect(decideActivity(waiting)).toEqual({ kind: 'none' });
+  });
+
   it('masks every address in a text', () => {
     expect(maskAddresses('to a.b+c@x.org, d@y.co failed')).toBe('to [address], [address] failed');
   });
 });
+
+/** An execution event of a type other services do not read. */
+function recordedExecution(type: string, data: Record<string, unknown>) {
+  return {
+    ...executionEvent(
+      'x1',
+      'ExecutionCompleted',
+      {
+        workflowId: 'w1',
+        contactId: 'c1',
+        completedAt: at,
+      },
+      { at },
+    ),
+    type,
+    data,
+  };
+}

@@ -16,6 +16,10 @@
  * | ContactDeleted (`contact`)         | the contact's items are removed                    |
  * | CampaignScheduled (`campaign`)     | `campaign.scheduled` `{campaignId, scheduledFor}`  |
  * | CampaignSent (`campaign`)          | `campaign.sent` `{campaignId, recipients}`         |
+ * | ExecutionStarted                   | `workflow.started` `{workflowId, executionId}`     |
+ * | (`workflowExecution`)              |                                                    |
+ * | ExecutionCompleted, ExecutionExited| `workflow.completed` `{workflowId, executionId,    |
+ * | ExecutionFailed, ExecutionCancelled| status, reason?}`: the end, with its status        |
  *
  * Email items carry the email's `campaignId` when it has one; campaign items have no contact
  * (`contactId` empty).
@@ -35,6 +39,8 @@ import {
   type SegmentMembershipStreamEvents,
   TRACKED_EVENT_STREAM_CATEGORY,
   type TrackedEventStreamEvents,
+  WORKFLOW_EXECUTION_STREAM_CATEGORY,
+  type WorkflowExecutionStreamEvents,
 } from '@stamp/contracts';
 import { type RecordedEvent, streamCategory } from '@stamp/platform';
 
@@ -167,6 +173,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
         return NONE;
     }
   }
+  if (category === WORKFLOW_EXECUTION_STREAM_CATEGORY) return decideExecution(event, base);
   if (category === CAMPAIGN_STREAM_CATEGORY) {
     const campaignId = entityIdOf(event.streamId);
     const typed = event as unknown as Typed<CampaignStreamEvents>;
@@ -182,4 +189,38 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
     }
   }
   return NONE;
+}
+
+/** Status of an execution after each of its ends. */
+const END_STATUS = {
+  ExecutionCompleted: 'COMPLETED',
+  ExecutionExited: 'EXITED',
+  ExecutionFailed: 'FAILED',
+  ExecutionCancelled: 'CANCELLED',
+} as const;
+
+/** `workflow.started` and `workflow.completed` items of an execution's start and end. */
+function decideExecution(
+  event: RecordedEvent,
+  base: { id: string; projectId: string; at: string },
+): ActivityChange {
+  const executionId = entityIdOf(event.streamId);
+  const typed = event as unknown as Typed<WorkflowExecutionStreamEvents>;
+  if (typed.type === 'ExecutionStarted') {
+    const { workflowId, contactId } = typed.data;
+    const data = { workflowId, executionId };
+    return { kind: 'add', item: { ...base, type: 'workflow.started', contactId, data } };
+  }
+  if (!(typed.type in END_STATUS)) return NONE;
+  const { workflowId, contactId } = typed.data;
+  // Ends recorded before they carried their workflow and contact are not in the feed.
+  if (typeof contactId !== 'string' || typeof workflowId !== 'string') return NONE;
+  const data = {
+    workflowId,
+    executionId,
+    status: END_STATUS[typed.type],
+    ...(typed.type === 'ExecutionExited' ? { reason: typed.data.reason } : {}),
+    ...(typed.type === 'ExecutionFailed' ? { reason: typed.data.error } : {}),
+  };
+  return { kind: 'add', item: { ...base, type: 'workflow.completed', contactId, data } };
 }

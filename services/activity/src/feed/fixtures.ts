@@ -6,6 +6,7 @@ import type {
   ContactStreamEvents,
   EmailStreamEvents,
   TrackedEventStreamEvents,
+  WorkflowExecutionStreamEvents,
 } from '@stamp/contracts';
 import type { RecordedEvent } from '@stamp/platform';
 
@@ -94,4 +95,14 @@ export function queuedData(
     sandbox: false,
     ...(templateId === undefined ? {} : { templateId }),
   };
+}
+
+/** An event of stream `workflowExecution-<executionId>`. */
+export function executionEvent<Type extends keyof WorkflowExecutionStreamEvents>(
+  executionId: string,
+  type: Type,
+  data: WorkflowExecutionStreamEvents[Type],
+  options: FixtureOptions,
+): RecordedEvent {
+  return recorded(`workflowExecution-${executionId}`, type, data, options);
 }

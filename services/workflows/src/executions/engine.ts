@@ -19,7 +19,6 @@ import {
 import { ApiError } from '@stamp/http-kit';
 import {
   decisionAppend,
-  derivedId,
   type EventHandler,
   type EventStore,
   foldStream,
@@ -34,17 +33,20 @@ import {
 } from '@stamp/platform';
 import { Liquid } from 'liquidjs';
 
-import type { Step, WorkflowEvent, WorkflowState } from '../workflows/events.ts';
-import { nextStepOf } from '../workflows/graph.ts';
-import { UNIT_SECONDS } from '../workflows/steps.ts';
-import { type Condition, evaluateCondition } from './condition.ts';
+import type { WorkflowEvent, WorkflowState } from '../workflows/events.ts';
+import {
+  decideStep,
+  decideTimerDue,
+  type EffectOutcome,
+  recordEffect,
+  type StepEffect,
+} from './decide.ts';
 import {
   enrollmentModel,
   enrollmentStream,
   type ExecutionEvent,
   executionModel,
   executionStream,
-  type HistoryEntry,
   type KnownExecution,
   TERMINAL_EVENT_TYPES,
 } from './events.ts';
@@ -93,212 +95,45 @@ const liquid = new Liquid({
   memoryLimit: 10_000_000,
 });
 
-/** A decision: the execution's events, appended at the revision it was made on. */
-type Decision = ExecutionEvent[];
-
-const completed = (
-  execution: KnownExecution,
-  step: Step,
-  outcome: string,
-  output: Record<string, unknown> | null,
-  nextStepId: string | null,
-  now: Date,
-): ExecutionEvent => {
-  const entry: HistoryEntry = {
-    stepId: step.id,
-    stepType: step.type,
-    outcome,
-    output,
-    startedAt: execution.stepStartedAt,
-    completedAt: now.toISOString(),
-  };
-  return { type: 'ExecutionStepCompleted', data: { ...entry, nextStepId } };
-};
-
-const failed = (stepId: string | null, error: string, now: Date): ExecutionEvent => ({
-  type: 'ExecutionFailed',
-  data: { stepId, error, completedAt: now.toISOString() },
-});
-
-/** Runs the step the execution is at and decides what follows. */
-async function runStep(
+/** Carries out a step's effect and tells how it turned out. */
+async function carryOut(
   deps: EngineDeps,
-  execution: KnownExecution,
-  revision: number,
+  effect: StepEffect,
   correlationId: string,
-): Promise<Decision> {
-  const now = deps.now();
-  const stepId = execution.currentStepId;
-  if (stepId === null)
-    return [{ type: 'ExecutionCompleted', data: { completedAt: now.toISOString() } }];
-  const workflow = (await deps.workflows.load(execution.workflowId)).state;
-  if (!workflow.exists || workflow.deleted)
-    return [failed(stepId, 'The workflow was deleted', now)];
-  const step = workflow.steps.find((candidate) => candidate.id === stepId);
-  if (step === undefined) return [failed(stepId, 'The step no longer exists', now)];
-  const next = (outcome: Parameters<typeof nextStepOf>[2] = {}): string | null =>
-    nextStepOf(workflow.transitions, step.id, outcome);
-  const contact = await deps.views
-    .collection<ContactViewDocument & ViewDocument>(CONTACTS_VIEW)
-    .findOne({ _id: execution.contactId, projectId: execution.projectId });
-  if (contact === null) {
-    return [
-      {
-        type: 'ExecutionExited',
-        data: { stepId, reason: 'The contact was deleted', completedAt: now.toISOString() },
-      },
-    ];
-  }
-  const visit = `${execution.id}:${step.id}:${revision}`;
-  const config = step.config;
-  switch (step.type) {
-    case 'TRIGGER':
-      return [completed(execution, step, 'triggered', null, next(), now)];
-    case 'SEND_EMAIL': {
-      const recipient = config.recipient as
-        { type: 'CONTACT' | 'CUSTOM'; customEmail?: string } | undefined;
-      try {
-        const result = await deps.sending.queueWorkflowEmail({
-          projectId: execution.projectId,
-          workflowId: execution.workflowId,
-          executionId: execution.id,
-          emailId: derivedId(`workflowEmail:${visit}`),
-          templateId: String(config.templateId),
-          contactId: execution.contactId,
-          ...(recipient?.type === 'CUSTOM' && recipient.customEmail !== undefined
-            ? { customEmail: recipient.customEmail }
-            : {}),
-          context: execution.context,
-          correlationId,
-        });
-        const outcome = result.outcome === 'skipped' ? 'skipped' : 'sent';
-        return [
-          completed(
-            execution,
-            step,
-            outcome,
-            {
-              emailId: result.emailId,
-              ...(result.reason === null ? {} : { reason: result.reason }),
-            },
-            next(),
-            now,
-          ),
-        ];
-      } catch (error) {
-        if (error instanceof ApiError) return [failed(step.id, error.message, now)];
-        throw error;
+): Promise<EffectOutcome> {
+  try {
+    switch (effect.type) {
+      case 'SEND_EMAIL': {
+        const result = await deps.sending.queueWorkflowEmail({ ...effect.request, correlationId });
+        const skipped = result.outcome === 'skipped';
+        return { type: 'SEND_EMAIL', emailId: result.emailId, skipped, reason: result.reason };
       }
-    }
-    case 'DELAY': {
-      const seconds =
-        Number(config.amount) * UNIT_SECONDS[config.unit as keyof typeof UNIT_SECONDS];
-      return [
-        {
-          type: 'ExecutionWaiting',
-          data: {
-            stepId: step.id,
-            stepType: 'DELAY',
-            eventName: null,
-            until: new Date(now.getTime() + seconds * 1000).toISOString(),
-            timerId: derivedId(`workflowTimer:${visit}`),
-            since: now.toISOString(),
-          },
-        },
-      ];
-    }
-    case 'WAIT_FOR_EVENT': {
-      const timeout = typeof config.timeout === 'number' ? config.timeout : null;
-      return [
-        {
-          type: 'ExecutionWaiting',
-          data: {
-            stepId: step.id,
-            stepType: 'WAIT_FOR_EVENT',
-            eventName: String(config.eventName),
-            until: timeout === null ? null : new Date(now.getTime() + timeout * 1000).toISOString(),
-            timerId: timeout === null ? null : derivedId(`workflowTimer:${visit}`),
-            since: now.toISOString(),
-          },
-        },
-      ];
-    }
-    case 'CONDITION': {
-      const holds = evaluateCondition(config as unknown as Condition, contact, execution.context);
-      const branch = holds ? 'yes' : 'no';
-      return [completed(execution, step, branch, null, next({ branch }), now)];
-    }
-    case 'WEBHOOK': {
-      const scope = {
-        contact: { ...contact, id: contact._id },
-        data: contact.data,
-        event: execution.context,
-      };
-      const source =
-        config.body === undefined
-          ? null
-          : typeof config.body === 'string'
-            ? config.body
-            : JSON.stringify(config.body);
-      try {
-        const body = source === null ? null : String(await liquid.parseAndRender(source, scope));
-        const answer = await deps.webhook(
-          {
-            url: String(config.url),
-            method: (config.method as WebhookCall['method'] | undefined) ?? 'POST',
-            headers: (config.headers as Record<string, string> | undefined) ?? {},
-            body,
-          },
-          derivedId(`workflowWebhook:${visit}`),
-        );
-        return [
-          completed(
-            execution,
-            step,
-            answer.status < 400 ? 'delivered' : 'rejected',
-            { status: answer.status, body: answer.body },
-            next(),
-            now,
-          ),
-        ];
-      } catch (error) {
-        return [failed(step.id, error instanceof Error ? error.message : String(error), now)];
+      case 'WEBHOOK': {
+        const body =
+          effect.bodySource === null
+            ? null
+            : String(await liquid.parseAndRender(effect.bodySource, effect.scope));
+        const { url, method, headers } = effect;
+        const answer = await deps.webhook({ url, method, headers, body }, effect.idempotencyKey);
+        return { type: 'WEBHOOK', status: answer.status, body: answer.body };
       }
-    }
-    case 'UPDATE_CONTACT': {
-      const action = config.subscriptionAction;
-      const updates =
-        (config.updates as Record<string, string | number | boolean | null> | undefined) ?? {};
-      try {
+      case 'UPDATE_CONTACT':
         await deps.contacts.upsertRecipient({
-          projectId: execution.projectId,
-          email: contact.email,
-          data: updates,
-          ...(action === 'subscribe' ? { subscribed: true } : {}),
-          ...(action === 'unsubscribe' ? { subscribed: false } : {}),
-          defaultSubscribed: contact.subscribed,
+          projectId: effect.projectId,
+          email: effect.email,
+          data: effect.updates,
+          ...(effect.subscribed === undefined ? {} : { subscribed: effect.subscribed }),
+          defaultSubscribed: effect.currentlySubscribed,
           correlationId,
         });
-      } catch (error) {
-        if (error instanceof ApiError) return [failed(step.id, error.message, now)];
-        throw error;
-      }
-      return [completed(execution, step, 'updated', null, next(), now)];
+        return { type: 'UPDATE_CONTACT' };
     }
-    case 'EXIT':
-      return [
-        {
-          type: 'ExecutionExited',
-          data: {
-            stepId: step.id,
-            reason:
-              typeof config.reason === 'string' && config.reason !== ''
-                ? config.reason
-                : 'EXIT step',
-            completedAt: now.toISOString(),
-          },
-        },
-      ];
+  } catch (error) {
+    // A refusal of the other service, or a webhook that could not be delivered (or rendered).
+    if (error instanceof ApiError || effect.type === 'WEBHOOK') {
+      return { type: 'refused', error: error instanceof Error ? error.message : String(error) };
+    }
+    throw error;
   }
 }
 
@@ -308,44 +143,28 @@ async function decideOn(
   execution: KnownExecution,
   event: RecordedEvent,
   correlationId: string,
-): Promise<Decision> {
+): Promise<ExecutionEvent[]> {
   if (execution.status === 'WAITING') {
-    const wait = execution.wait;
-    if (event.type !== 'ExecutionTimerDue' || wait === null) return [];
-    if ((event.data as { timerId: string }).timerId !== wait.timerId) return [];
+    if (event.type !== 'ExecutionTimerDue') return [];
     const workflow = (await deps.workflows.load(execution.workflowId)).state;
-    const transitions = workflow.exists ? workflow.transitions : [];
-    const step: Step = {
-      id: wait.stepId,
-      type: wait.stepType,
-      name: '',
-      config: {},
-      position: null,
-    };
-    return wait.stepType === 'DELAY'
-      ? [
-          completed(
-            execution,
-            step,
-            'elapsed',
-            null,
-            nextStepOf(transitions, wait.stepId),
-            deps.now(),
-          ),
-        ]
-      : [
-          completed(
-            execution,
-            step,
-            'TIMEOUT',
-            null,
-            nextStepOf(transitions, wait.stepId, { waitOutcome: 'TIMEOUT' }),
-            deps.now(),
-          ),
-        ];
+    const { timerId } = event.data as { timerId: string };
+    return decideTimerDue(execution, timerId, workflow, deps.now());
   }
   if (execution.status !== 'RUNNING') return [];
-  return await runStep(deps, execution, event.revision, correlationId);
+  const workflow = (await deps.workflows.load(execution.workflowId)).state;
+  const contact = await deps.views
+    .collection<ContactViewDocument & ViewDocument>(CONTACTS_VIEW)
+    .findOne({ _id: execution.contactId, projectId: execution.projectId });
+  const decision = decideStep({
+    execution,
+    revision: event.revision,
+    workflow,
+    contact,
+    now: deps.now(),
+  });
+  if (decision.kind === 'events') return decision.events;
+  const outcome = await carryOut(deps, decision.effect, correlationId);
+  return recordEffect(execution, workflow, decision.step, outcome, deps.now());
 }
 
 /**

@@ -3,12 +3,13 @@
  * start) and of enrollments (stream `workflowEnrollment-<derived id of workflow and contact>`),
  * and the states they fold into (API reference, "Enums": execution status; "Execution record").
  */
+import { type ExecutionEndEventData, WORKFLOW_EXECUTION_STREAM_CATEGORY } from '@stamp/contracts';
 import { derivedId, type StreamModel } from '@stamp/platform';
 
 import type { StepType } from '../workflows/events.ts';
 
 /** Stream category of executions. */
-export const EXECUTION_CATEGORY = 'workflowExecution';
+export const EXECUTION_CATEGORY = WORKFLOW_EXECUTION_STREAM_CATEGORY;
 /** Stream category of enrollments: which executions a contact had in a workflow. */
 export const ENROLLMENT_CATEGORY = 'workflowEnrollment';
 
@@ -74,13 +75,16 @@ export type ExecutionEvent =
   | { type: 'ExecutionWaiting'; data: Wait }
   /** Appended by the timer of a wait (event id = timer id). */
   | { type: 'ExecutionTimerDue'; data: { timerId: string } }
-  | { type: 'ExecutionCompleted'; data: { completedAt: string } }
+  | { type: 'ExecutionCompleted'; data: ExecutionEndEventData }
   | {
       type: 'ExecutionExited';
-      data: { stepId: string | null; reason: string; completedAt: string };
+      data: ExecutionEndEventData & { stepId: string | null; reason: string };
     }
-  | { type: 'ExecutionFailed'; data: { stepId: string | null; error: string; completedAt: string } }
-  | { type: 'ExecutionCancelled'; data: { completedAt: string } };
+  | {
+      type: 'ExecutionFailed';
+      data: ExecutionEndEventData & { stepId: string | null; error: string };
+    }
+  | { type: 'ExecutionCancelled'; data: ExecutionEndEventData };
 
 /** An execution that exists. */
 export interface KnownExecution {

@@ -27,6 +27,7 @@ import {
 import type { KnownWorkflow, WorkflowEvent, WorkflowState } from '../workflows/events.ts';
 import { nextStepOf } from '../workflows/graph.ts';
 import { workflowsView } from '../workflows/views.ts';
+import { decideAwaitedEvent } from './decide.ts';
 import {
   enrollmentModel,
   enrollmentStream,
@@ -225,29 +226,15 @@ export async function resumeWaiting(
   return await withRevisionRetry(async () => {
     const recorded = await store.readStream(executionStream(executionId));
     const execution = foldStream(executionModel, recorded);
-    if (!execution.exists || execution.status !== 'WAITING') return false;
-    const wait = execution.wait;
-    if (wait?.stepType !== 'WAIT_FOR_EVENT' || wait.eventName !== named.name) return false;
-    if (execution.contactId !== named.contactId) return false;
+    if (!execution.exists) return false;
     const workflow = (await workflows.load(execution.workflowId)).state;
-    const transitions = workflow.exists ? workflow.transitions : [];
-    const event: ExecutionEvent = {
-      type: 'ExecutionStepCompleted',
-      data: {
-        stepId: wait.stepId,
-        stepType: 'WAIT_FOR_EVENT',
-        outcome: 'EVENT',
-        output: { eventId: named.eventId, data: named.data },
-        startedAt: execution.stepStartedAt,
-        completedAt: now.toISOString(),
-        nextStepId: nextStepOf(transitions, wait.stepId, { waitOutcome: 'EVENT' }),
-      },
-    };
+    const events = decideAwaitedEvent(execution, named, workflow, now);
+    if (events.length === 0) return false;
     await store.append([
       decisionAppend(
         executionStream(executionId),
         recorded[recorded.length - 1]?.revision ?? -1,
-        [event],
+        events,
         {
           projectId: execution.projectId,
           correlationId: named.eventId,
@@ -264,13 +251,20 @@ export interface TriggerDeps {
   store: EventStore;
   views: ViewStore;
   workflows: StreamCommands<WorkflowState, WorkflowEvent>;
+  /**
+   * Resolves once the `workflowExecutions` view reflects log position `position` (false after
+   * its own timeout): an execution that began waiting before an event is found by that event.
+   */
+  executionsReached: (position: number) => Promise<boolean>;
   now: () => Date;
 }
 
 /**
  * The trigger consumer's handler: for a named event, starts an execution (id derived from the
  * workflow and the event, so a redelivery starts none) of every enabled EVENT workflow of the
- * project listening for the name, then resumes the contact's executions waiting for it.
+ * project listening for the name, then resumes the contact's executions waiting for it, found in
+ * the executions view once that view has reached the event (an execution whose wait began before
+ * the event is resumed by it; one whose wait began after it waits for the next).
  */
 export function triggerHandler(deps: TriggerDeps): EventHandler {
   return async (event: RecordedEvent) => {
@@ -296,6 +290,13 @@ export function triggerHandler(deps: TriggerDeps): EventHandler {
         now: deps.now(),
       });
     }
+    // Executions wait for this name only in workflows with such a WAIT_FOR_EVENT step.
+    const awaiting = await workflowsView(deps.views).findOne({
+      projectId: named.projectId,
+      waitEventNames: named.name,
+    });
+    if (awaiting === null) return;
+    await deps.executionsReached(event.position);
     const waiting = await executionsView(deps.views).find({
       projectId: named.projectId,
       contactId: named.contactId,

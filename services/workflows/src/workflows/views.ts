@@ -34,6 +34,8 @@ export interface WorkflowView extends ViewDocument, WorkflowSettings {
   transitions: Transition[];
   createdAt: string;
   updatedAt: string;
+  /** Event names its WAIT_FOR_EVENT steps wait for: which events may resume its executions. */
+  waitEventNames: string[];
   /** Revision of the workflow stream the document reflects. */
   revision: number;
 }
@@ -50,6 +52,13 @@ const documentOf = (workflow: KnownWorkflow, revision: number): WorkflowView => 
   transitions: workflow.transitions,
   createdAt: workflow.createdAt,
   updatedAt: workflow.updatedAt,
+  waitEventNames: [
+    ...new Set(
+      workflow.steps
+        .filter((step) => step.type === 'WAIT_FOR_EVENT')
+        .map((step) => String(step.config.eventName)),
+    ),
+  ],
   revision,
 });
 
