@@ -372,6 +372,79 @@ describeWith(engines)('distributed mode, one process per service', () => {
     ]);
   }, 60_000);
 
+  it('runs a workflow over Kafka: track → wait for event → condition → send, in its own process', async () => {
+    // distributed.test is verified (first test); the template is the sending process's.
+    const template = await call('POST', '/templates', {
+      name: 'Upgrade',
+      subject: 'Upgrade to {{ event.plan }} for {{ plan }}',
+      body: '<p>Your {{ event.plan }} plan</p>',
+      from: 'hello@distributed.test',
+      type: 'TRANSACTIONAL',
+    });
+    expect(template.status).toBe(201);
+    const templateId = (template.body as { id: string }).id;
+    const workflow = await call('POST', '/workflows', { name: 'Upgrade', eventName: 'trial' });
+    expect(workflow.status).toBe(201);
+    const { id, steps } = workflow.body as { id: string; steps: { id: string }[] };
+    const base = `/workflows/${id}`;
+    const step = async (type: string, config: Record<string, unknown>): Promise<string> => {
+      const added = await call('POST', `${base}/steps`, { type, config });
+      expect(added.status).toBe(201);
+      return (added.body as { id: string }).id;
+    };
+    const wait = await step('WAIT_FOR_EVENT', { eventName: 'plan-chosen', timeout: 3600 });
+    const condition = await step('CONDITION', {
+      field: 'event.plan',
+      operator: 'equals',
+      value: 'pro',
+    });
+    const send = await step('SEND_EMAIL', { templateId });
+    const exit = await step('EXIT', { reason: 'not pro' });
+    for (const transition of [
+      { fromStepId: steps[0]!.id, toStepId: wait },
+      { fromStepId: wait, toStepId: condition, waitOutcome: 'EVENT' },
+      { fromStepId: condition, toStepId: send, branch: 'yes' },
+      { fromStepId: condition, toStepId: exit, branch: 'no' },
+    ]) {
+      expect((await call('POST', `${base}/transitions`, transition)).status).toBe(201);
+    }
+    expect((await call('PATCH', base, { enabled: true })).status).toBe(200);
+
+    const executions = async (status: string): Promise<{ id: string }[]> =>
+      (
+        (await call('GET', `${base}/executions?status=${status}`)).body as {
+          data: { id: string }[];
+        }
+      ).data;
+    for (const email of ['kim@example.org', 'lee@example.org']) {
+      const tracked = await call('POST', '/v1/track', { event: 'trial', email, data: {} });
+      expect(tracked.status).toBe(200);
+    }
+    await until(async () => (await executions('WAITING')).length === 2, 30_000);
+    await call('POST', '/v1/track', {
+      event: 'plan-chosen',
+      email: 'kim@example.org',
+      data: { plan: 'pro' },
+    });
+    await call('POST', '/v1/track', {
+      event: 'plan-chosen',
+      email: 'lee@example.org',
+      data: { plan: 'free' },
+    });
+    await until(
+      async () =>
+        (await executions('COMPLETED')).length === 1 && (await executions('EXITED')).length === 1,
+      30_000,
+    );
+    const upgrades = (): string[] =>
+      sink.messages
+        .map((message) => message.raw.toString('utf8'))
+        .filter((raw) => /^Subject: Upgrade to /m.test(raw));
+    await until(() => upgrades().length === 1, 30_000);
+    expect(upgrades()[0]).toMatch(/^To: kim@example\.org/m);
+    expect(upgrades()[0]).toContain('Subject: Upgrade to pro for pro');
+  }, 90_000);
+
   it('loses and duplicates nothing when the sending process is killed and restarted', async () => {
     const sending = processes.get('sending')!;
     const accepted = new Set<string>();
