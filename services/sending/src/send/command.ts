@@ -1,11 +1,15 @@
 import { type ContactsApi, type DomainsApi, subscriptionToken } from '@stamp/contracts';
 import { ApiError, validationError } from '@stamp/http-kit';
-import type { Template } from 'liquidjs';
 import {
+  describeSyntaxError,
   type EventStore,
   newId,
+  type ParsedTemplate,
+  parseTemplate,
+  renderTemplate,
   type Secrets,
   type StreamAppend,
+  TemplateSyntaxError,
   type ViewStore,
 } from '@stamp/platform';
 
@@ -13,13 +17,7 @@ import { domainOf, type SendingLimits } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
 import { findTemplate } from '../templates/api.ts';
 import { assertSenderAllowed } from '../templates/commands.ts';
-import {
-  describeSyntaxError,
-  parseTemplate,
-  renderTemplate,
-  templateScope,
-  TemplateSyntaxError,
-} from '../templates/render.ts';
+import { templateScope } from '../templates/render.ts';
 import {
   assertMayReceive,
   checkSize,
@@ -63,7 +61,7 @@ function contentBytes(html: string, subject: string): number {
  *   of the template engine reached).
  */
 export async function render(
-  source: Template[],
+  source: ParsedTemplate,
   kind: 'html' | 'text',
   scope: Record<string, unknown>,
   field: string,
@@ -86,7 +84,7 @@ export async function render(
  * Parses one template text once for every recipient of the send.
  * @throws ApiError 422 VALIDATION_ERROR on `field` for invalid Liquid.
  */
-export function parseLiquid(source: string, kind: 'html' | 'text', field: string): Template[] {
+export function parseLiquid(source: string, kind: 'html' | 'text', field: string): ParsedTemplate {
   try {
     return parseTemplate(source, kind);
   } catch (error) {

@@ -1,7 +1,7 @@
 import { conflict, notFound, validationError, type FieldError } from '@stamp/http-kit';
+import { describeSyntaxError, parseTemplate, TemplateSyntaxError } from '@stamp/platform';
 
 import type { TemplateEvent, TemplateFields, TemplatePatch, TemplateState } from './events.ts';
-import { describeSyntaxError, parseTemplate, TemplateSyntaxError } from './render.ts';
 
 /** Commands on one template. */
 export type TemplateCommand =

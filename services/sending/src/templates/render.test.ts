@@ -3,9 +3,10 @@ import {
   parseTemplate,
   renderTemplate,
   rewriteFallbacks,
-  templateScope,
   TemplateSyntaxError,
-} from './render.ts';
+} from '@stamp/platform';
+
+import { templateScope } from './render.ts';
 
 const scope = templateScope(
   { id: 'c1', email: 'ann@example.org', subscribed: true, data: { name: 'Ann', plan: 'pro' } },

@@ -23,6 +23,7 @@ import {
   type EventStore,
   foldStream,
   type Logger,
+  renderTemplate,
   type RecordedEvent,
   type StreamAppend,
   type StreamCommands,
@@ -31,7 +32,6 @@ import {
   withRevisionRetry,
   WrongExpectedRevisionError,
 } from '@stamp/platform';
-import { Liquid } from 'liquidjs';
 
 import type { WorkflowEvent, WorkflowState } from '../workflows/events.ts';
 import {
@@ -84,17 +84,6 @@ export interface EngineDeps {
   now: () => Date;
 }
 
-const liquid = new Liquid({
-  strictFilters: true,
-  ownPropertyOnly: true,
-  relativeReference: false,
-  dynamicPartials: false,
-  templates: {},
-  cache: false,
-  renderLimit: 1_000,
-  memoryLimit: 10_000_000,
-});
-
 /** Carries out a step's effect and tells how it turned out. */
 async function carryOut(
   deps: EngineDeps,
@@ -112,7 +101,7 @@ async function carryOut(
         const body =
           effect.bodySource === null
             ? null
-            : String(await liquid.parseAndRender(effect.bodySource, effect.scope));
+            : await renderTemplate(effect.bodySource, 'text', effect.scope);
         const { url, method, headers } = effect;
         const answer = await deps.webhook({ url, method, headers, body }, effect.idempotencyKey);
         return { type: 'WEBHOOK', status: answer.status, body: answer.body };
