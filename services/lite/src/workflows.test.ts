@@ -1,8 +1,13 @@
 /**
  * Workflows over real sockets on the embedded platform (spec part 4 "Workflows"): graph editing
- * and its rules, enabling, and an execution started by POST /v1/track that waits for an event,
- * branches on a condition and sends a template to a real SMTP sink.
+ * and its rules, enabling, every definition endpoint, an execution started by POST /v1/track that
+ * waits for an event, branches on a condition and sends a template to a real SMTP sink, and one
+ * that passes a DELAY on the durable timers, calls a real HTTP server on loopback and updates its
+ * contact; a loopback target is refused where private targets are not allowed.
  */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { eventually } from '@stamp/testkit/eventually.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
@@ -25,7 +30,9 @@ interface Execution {
   id: string;
   status: string;
   currentStepId: string | null;
-  history: { stepId: string; outcome: string }[];
+  nextRunAt: string | null;
+  error: string | null;
+  history: { stepId: string; outcome: string; output: Record<string, unknown> | null }[];
   context: Record<string, unknown>;
 }
 
@@ -47,7 +54,12 @@ async function created<T>(path: string, body: unknown): Promise<T> {
 beforeAll(async () => {
   dns = await startDnsServer({});
   sink = await startSmtpSink();
-  stamp = await startTestStamp({ STAMP_SMTP_URL: sink.url, STAMP_DNS_SERVERS: dns.address });
+  stamp = await startTestStamp({
+    STAMP_SMTP_URL: sink.url,
+    STAMP_DNS_SERVERS: dns.address,
+    // The webhook receiver of these tests listens on loopback.
+    STAMP_ALLOW_PRIVATE_TARGETS: 'true',
+  });
   const domain = (await api('POST', '/domains', { domain: 'flows.test' })).body as {
     id: string;
     records: { purpose: string; name: string; value: string }[];
@@ -299,5 +311,271 @@ describe('executions', () => {
       'CANCELLED',
     );
     expect((await api('DELETE', base)).status).toBe(200);
+  });
+});
+
+/** A linear workflow: the trigger, then `steps` in order; enabled. */
+async function linear(
+  name: string,
+  eventName: string,
+  steps: { type: string; config: Record<string, unknown> }[],
+): Promise<{ workflow: Workflow; steps: Step[] }> {
+  const workflow = await created<Workflow>('/workflows', { name, eventName });
+  const base = `/workflows/${workflow.id}`;
+  const added: Step[] = [];
+  for (const step of steps) added.push(await created<Step>(`${base}/steps`, step));
+  const chain = [workflow.steps[0]!, ...added];
+  for (let index = 1; index < chain.length; index++) {
+    await created(`${base}/transitions`, {
+      fromStepId: chain[index - 1]!.id,
+      toStepId: chain[index]!.id,
+    });
+  }
+  expect((await api('PATCH', base, { enabled: true })).status).toBe(200);
+  return { workflow, steps: added };
+}
+
+describe('definition endpoints', () => {
+  it('reads one workflow and the fields, edits a step, removes a transition and splices a step out', async () => {
+    await api('POST', '/contacts', { email: 'fields@example.org', data: { plan: 'pro' } });
+    const workflow = await created<Workflow>('/workflows', {
+      name: 'Edits',
+      eventName: 'edited',
+      description: 'For editing',
+    });
+    const base = `/workflows/${workflow.id}`;
+    const delay = await created<Step>(`${base}/steps`, {
+      type: 'DELAY',
+      config: { amount: 1, unit: 'hours' },
+    });
+    const wait = await created<Step>(`${base}/steps`, {
+      type: 'WAIT_FOR_EVENT',
+      config: { eventName: 'confirmed' },
+    });
+    const first = await created<{ id: string }>(`${base}/transitions`, {
+      fromStepId: workflow.steps[0]!.id,
+      toStepId: delay.id,
+    });
+    await created(`${base}/transitions`, { fromStepId: delay.id, toStepId: wait.id });
+
+    const read = await api('GET', base);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      id: workflow.id,
+      name: 'Edits',
+      description: 'For editing',
+      steps: [{ type: 'TRIGGER' }, { id: delay.id }, { id: wait.id }],
+      transitions: [{ id: first.id }, { fromStepId: delay.id, toStepId: wait.id }],
+    });
+    expect((await api('GET', '/workflows/unknown')).status).toBe(404);
+
+    const fields = (await api('GET', '/workflows/fields')).body as {
+      contact: string[];
+      data: string[];
+      event: string[];
+    };
+    expect(fields.contact).toEqual(expect.arrayContaining(['contact.email', 'contact.subscribed']));
+    expect(fields.data).toContain('data.plan');
+    expect(fields.event).toEqual(expect.arrayContaining(['edited', 'confirmed']));
+
+    // A step's name and config change; a config the type refuses changes nothing.
+    const renamed = await api('PATCH', `${base}/steps/${delay.id}`, {
+      name: 'Two hours',
+      config: { amount: 2, unit: 'hours' },
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Two hours', config: { amount: 2, unit: 'hours' } });
+    const refused = await api('PATCH', `${base}/steps/${delay.id}`, {
+      config: { amount: 2, unit: 'weeks' },
+    });
+    expect(refused.status).toBe(422);
+    expect(JSON.stringify(refused.body)).toContain('config.unit');
+    const send = await created<Step>(`${base}/steps`, {
+      type: 'SEND_EMAIL',
+      config: { templateId },
+    });
+    const unknownTemplate = await api('PATCH', `${base}/steps/${send.id}`, {
+      config: { templateId: 'missing' },
+    });
+    expect(unknownTemplate.status).toBe(422);
+    const after = (await api('GET', base)).body as { steps: (Step & { config: unknown })[] };
+    expect(after.steps.find((step) => step.id === send.id)?.config).toEqual({ templateId });
+    expect(after.steps.find((step) => step.id === delay.id)?.config).toEqual({
+      amount: 2,
+      unit: 'hours',
+    });
+    expect((await api('PATCH', `${base}/steps/unknown`, { name: 'x' })).status).toBe(404);
+
+    // Splicing the DELAY out leads the trigger to the wait.
+    const spliced = await api('DELETE', `${base}/steps/${delay.id}?splice=true`);
+    expect(spliced.status).toBe(200);
+    expect((spliced.body as Workflow).transitions).toMatchObject([
+      { fromStepId: workflow.steps[0]!.id, toStepId: wait.id },
+    ]);
+    const link = (spliced.body as Workflow).transitions[0]!;
+    const unlinked = await api('DELETE', `${base}/transitions/${link.id}`);
+    expect(unlinked.status).toBe(200);
+    expect((unlinked.body as Workflow).transitions).toEqual([]);
+    expect((await api('DELETE', `${base}/transitions/${link.id}`)).status).toBe(404);
+    expect((await api('DELETE', `${base}/steps/${wait.id}`)).status).toBe(200);
+    expect(((await api('GET', base)).body as Workflow).steps.map((step) => step.type)).toEqual([
+      'TRIGGER',
+      'SEND_EMAIL',
+    ]);
+  });
+});
+
+/** A loopback HTTP server that records the requests it answers. */
+async function startReceiver(): Promise<{
+  url: string;
+  requests: { headers: IncomingHttpHeaders; body: string }[];
+  server: Server;
+}> {
+  const requests: { headers: IncomingHttpHeaders; body: string }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      requests.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    requests,
+    server,
+  };
+}
+
+describe('delays, webhooks and contact updates', () => {
+  it('waits on a durable timer, calls the webhook with the rendered body, updates and unsubscribes the contact', async () => {
+    const receiver = await startReceiver();
+    try {
+      const { workflow, steps } = await linear('Nurture', 'nurture', [
+        { type: 'DELAY', config: { amount: 0.02, unit: 'minutes' } },
+        {
+          type: 'WEBHOOK',
+          config: {
+            url: receiver.url,
+            method: 'POST',
+            headers: { 'x-source': 'stamp' },
+            body: { email: '{{ contact.email }}', plan: '{{ event.plan }}' },
+          },
+        },
+        {
+          type: 'UPDATE_CONTACT',
+          config: { updates: { stage: 'nurtured' }, subscriptionAction: 'unsubscribe' },
+        },
+      ]);
+      const base = `/workflows/${workflow.id}`;
+      const tracked = await api('POST', '/v1/track', {
+        event: 'nurture',
+        email: 'nurture@example.org',
+        data: { plan: 'team' },
+        subscribed: true,
+      });
+      expect(tracked.status).toBe(200);
+      const waiting = await eventually('the execution waits in the delay', async () => {
+        const page = (await api('GET', `${base}/executions?status=WAITING`)).body as {
+          data: Execution[];
+        };
+        return page.data[0];
+      });
+      expect(waiting.currentStepId).toBe(steps[0]!.id);
+      expect(Date.parse(waiting.nextRunAt ?? '')).toBeGreaterThan(Date.now());
+
+      const done = await eventually(
+        'the execution completes',
+        async () => {
+          const found = (await api('GET', `${base}/executions/${waiting.id}`)).body as Execution;
+          return found.status === 'COMPLETED' ? found : undefined;
+        },
+        { timeoutMs: 15_000, intervalMs: 100 },
+      );
+      expect(done.history.map((entry) => entry.outcome)).toEqual([
+        'elapsed',
+        'delivered',
+        'updated',
+      ]);
+      expect(done.history[1]?.output).toEqual({ status: 200, body: '{"received":true}' });
+      expect(receiver.requests).toHaveLength(1);
+      expect(JSON.parse(receiver.requests[0]!.body)).toEqual({
+        email: 'nurture@example.org',
+        plan: 'team',
+      });
+      expect(receiver.requests[0]!.headers['x-source']).toBe('stamp');
+      expect(receiver.requests[0]!.headers['idempotency-key']).toEqual(expect.any(String));
+
+      const contacts = (await api('GET', '/contacts?search=nurture@example.org')).body as {
+        data: { id: string; subscribed: boolean; data: Record<string, unknown> }[];
+      };
+      expect(contacts.data[0]).toMatchObject({ subscribed: false, data: { stage: 'nurtured' } });
+      const contactId = contacts.data[0]!.id;
+      const feed = await eventually('contact.unsubscribed in the activity feed', async () => {
+        const page = (
+          await api('GET', `/activity?type=contact.unsubscribed&contactId=${contactId}`)
+        ).body as { data: unknown[] };
+        return page.data.length === 1 ? page.data : undefined;
+      });
+      expect(feed).toHaveLength(1);
+    } finally {
+      await new Promise((resolve) => receiver.server.close(resolve));
+    }
+  });
+
+  it('cancels one waiting execution; a cancelled or unknown one answers as it is', async () => {
+    const { workflow } = await linear('Long wait', 'long-wait', [
+      { type: 'DELAY', config: { amount: 2, unit: 'days' } },
+    ]);
+    const base = `/workflows/${workflow.id}`;
+    await api('POST', '/v1/track', { event: 'long-wait', email: 'patient@example.org' });
+    const waiting = await eventually('the execution waits', async () => {
+      const page = (await api('GET', `${base}/executions?status=WAITING`)).body as {
+        data: Execution[];
+      };
+      return page.data[0];
+    });
+    const cancelled = await api('DELETE', `${base}/executions/${waiting.id}`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ id: waiting.id, status: 'CANCELLED' });
+    const again = await api('DELETE', `${base}/executions/${waiting.id}`);
+    expect(again.body).toMatchObject({ status: 'CANCELLED' });
+    expect((await api('DELETE', `${base}/executions/unknown`)).status).toBe(404);
+    expect((await api('GET', `${base}/executions/unknown`)).status).toBe(404);
+  });
+
+  it('refuses a loopback webhook target where private targets are not allowed', async () => {
+    const receiver = await startReceiver();
+    const strict = await startTestStamp({ STAMP_DNS_SERVERS: dns.address });
+    try {
+      const on = (method: string, path: string, body?: unknown) =>
+        call(strict.url, sk, method, path, body);
+      const workflow = (await on('POST', '/workflows', { name: 'Hook', eventName: 'hook' }))
+        .body as Workflow;
+      const base = `/workflows/${workflow.id}`;
+      const hook = (
+        await on('POST', `${base}/steps`, { type: 'WEBHOOK', config: { url: receiver.url } })
+      ).body as Step;
+      await on('POST', `${base}/transitions`, {
+        fromStepId: workflow.steps[0]!.id,
+        toStepId: hook.id,
+      });
+      const contact = (await on('POST', '/contacts', { email: 'strict@example.org' })).body as {
+        id: string;
+      };
+      const started = await on('POST', `${base}/executions`, { contactId: contact.id });
+      expect(started.status).toBe(201);
+      const failed = await eventually('the execution fails', async () => {
+        const found = (await on('GET', `${base}/executions/${(started.body as Execution).id}`))
+          .body as Execution;
+        return found.status === 'FAILED' ? found : undefined;
+      });
+      expect(failed.error).toMatch(/private|loopback|not allowed|refused/i);
+      expect(receiver.requests).toEqual([]);
+    } finally {
+      await strict.close();
+      await new Promise((resolve) => receiver.server.close(resolve));
+    }
   });
 });

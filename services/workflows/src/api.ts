@@ -264,15 +264,18 @@ export function workflowsRouter(deps: WorkflowsRouterDeps): Router {
     const { projectId, requestId } = caller(res);
     const { id, stepId } = req.params;
     const body = parse(stepPatchBody, req.body ?? {});
+    // A new config names an existing template before anything is recorded.
+    const before = (await loaded(projectId, id)).steps.find((step) => step.id === stepId);
+    if (before !== undefined && body.config !== undefined) {
+      await checkTemplate(projectId, { type: before.type, config: body.config });
+    }
     const count = await active(id);
     const result = await workflows.execute(id, { projectId, correlationId: requestId }, (current) =>
       decideUpdateStep(current.state, projectId, stepId, body, validConfig, count, clock()),
     );
     const workflow = requireWorkflow(result.state, projectId);
-    const step = workflow.steps.find((candidate) => candidate.id === stepId);
-    if (step !== undefined) await checkTemplate(projectId, step);
     await deps.awaitViews(result.position);
-    res.json(step);
+    res.json(workflow.steps.find((candidate) => candidate.id === stepId));
   });
 
   router.delete('/workflows/:id/steps/:stepId', async (req, res) => {
