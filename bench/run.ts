@@ -1,7 +1,7 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
  * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
- * distributed, campaign, segments. They are measurements, not tests.
+ * distributed, campaign, segments, workflows. They are measurements, not tests.
  */
 const benchmarks = [
   'track',
@@ -16,6 +16,7 @@ const benchmarks = [
   'distributed',
   'campaign',
   'segments',
+  'workflows',
 ] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {

@@ -103,6 +103,26 @@ describe('TimerScheduler on the embedded platform', () => {
     expect(await timers().findOne({ _id: timer._id })).toBeNull();
   });
 
+  it('fires a batch in which one timer fired before: the others once each, all removed', async () => {
+    const now = Date.now();
+    const due = await Promise.all(Array.from({ length: 5 }, (_, index) => addTimer(now - index)));
+    const early = due[2]!;
+    await platform.store.append([
+      {
+        streamId: early.streamId,
+        expectedRevision: 'no_stream',
+        events: [{ ...early.event, id: early._id }],
+      },
+    ]);
+    expect(await scheduler().tick(now)).toBe(5);
+    for (const timer of due) {
+      expect((await platform.store.readStream(timer.streamId)).map((event) => event.id)).toEqual([
+        timer._id,
+      ]);
+    }
+    expect(await timers().countDocuments({})).toBe(0);
+  });
+
   it('never fires a timer twice with two schedulers on the same store', async () => {
     const due = await Promise.all(Array.from({ length: 10 }, () => addTimer(Date.now() - 1)));
     const [one, two] = [scheduler(), scheduler()];

@@ -79,32 +79,51 @@ export class TimerScheduler {
     await this.options.leases.release(this.lease, this.owner);
   }
 
-  /** Fires every timer due at `now` (epoch ms); returns how many were fired. */
+  /**
+   * Fires the timers due at `now` (epoch ms), at most 500 per call, in appends of up to
+   * {@link FIRE_BATCH} timers (one commit each); a batch refused because one of its timers fired
+   * before is fired again one timer at a time. Returns how many were due.
+   */
   async tick(now = Date.now()): Promise<number> {
-    const { store, views, leases, logger } = this.options;
+    const { leases } = this.options;
     if (!(await leases.acquire(this.lease, this.owner, 10_000))) return 0;
-    const timers = views.collection<TimerDocument>(this.collection);
+    const timers = this.options.views.collection<TimerDocument>(this.collection);
     const due = await timers.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit: 500 });
-    for (const timer of due) {
-      try {
-        await store.append([
-          {
-            streamId: timer.streamId,
-            expectedRevision: 'any',
-            events: [{ ...timer.event, id: timer._id }],
-          },
-        ]);
-      } catch (error) {
-        if (!(error instanceof DuplicateEventError)) {
-          logger.error({ err: error, timerId: timer._id }, 'timer could not fire');
-          continue;
-        }
-      }
-      await timers.deleteOne({ _id: timer._id });
+    for (let start = 0; start < due.length; start += FIRE_BATCH) {
+      const batch = due.slice(start, start + FIRE_BATCH);
+      const fired = await this.fire(batch);
+      if (fired.length > 0) await timers.deleteMany({ _id: { $in: fired } });
     }
     return due.length;
   }
+
+  /** Appends the events of `batch`; answers the ids of the timers that fired (now or before). */
+  private async fire(batch: readonly TimerDocument[]): Promise<string[]> {
+    try {
+      await this.options.store.append(batch.map(appendOf));
+      return batch.map((timer) => timer._id);
+    } catch (error) {
+      if (batch.length > 1) {
+        const fired: string[] = [];
+        for (const timer of batch) fired.push(...(await this.fire([timer])));
+        return fired;
+      }
+      if (error instanceof DuplicateEventError) return batch.map((timer) => timer._id);
+      this.options.logger.error({ err: error, timerId: batch[0]?._id }, 'timer could not fire');
+      return [];
+    }
+  }
 }
+
+/** The append that fires `timer`: its event, under the timer's id, on its stream. */
+const appendOf = (timer: TimerDocument) => ({
+  streamId: timer.streamId,
+  expectedRevision: 'any' as const,
+  events: [{ ...timer.event, id: timer._id }],
+});
+
+/** Timers fired by one append (one commit). */
+export const FIRE_BATCH = 100;
 
 /** A service's choice about its timers: whether its scheduler runs (default true), its poll, ms. */
 export interface TimerSettings {

@@ -17,6 +17,7 @@ import {
   EXECUTION_CATEGORY,
   EXECUTION_EVENT_TYPES,
   type ExecutionEvent,
+  type ExecutionState,
   evolveExecution,
   type ExecutionStatus,
   type HistoryEntry,
@@ -103,7 +104,7 @@ const stateOf = (document: ExecutionView): KnownExecution => ({
 /**
  * The projection's handler (group `workflow-executions-view`): folds each execution event into
  * its document, written only when the document reflects an earlier revision; keeps one timer per
- * wait with a due time (removed when the wait ends); removes the executions and timers of a
+ * wait with a due time (removed by id when the wait ends); removes the executions and timers of a
  * deleted contact. Erased events are never projected.
  */
 export function executionsProjection(views: ViewStore): EventHandler {
@@ -123,7 +124,8 @@ export function executionsProjection(views: ViewStore): EventHandler {
     const current = await collection.findOne({ _id: id });
     if (current !== null && current.revision >= event.revision) return;
     if (current === null && typed.type !== 'ExecutionStarted') return;
-    const next = evolveExecution(current === null ? { exists: false } : stateOf(current), typed);
+    const previous: ExecutionState = current === null ? { exists: false } : stateOf(current);
+    const next = evolveExecution(previous, typed);
     if (!next.exists) return;
     await collection.replaceOne({ _id: id }, documentOf(next, event.revision), { upsert: true });
     if (typed.type === 'ExecutionWaiting') {
@@ -144,9 +146,11 @@ export function executionsProjection(views: ViewStore): EventHandler {
         },
         { upsert: true },
       );
-    } else if (typed.type !== 'ExecutionTimerDue') {
-      await timers.deleteMany({ executionId: id });
+      return;
     }
+    // The timer of a wait that ended (by its event, a cancel, …) will not be needed.
+    const ended = previous.exists ? (previous.wait?.timerId ?? null) : null;
+    if (ended !== null && next.wait?.timerId !== ended) await timers.deleteOne({ _id: ended });
   };
 }
 
