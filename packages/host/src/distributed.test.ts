@@ -420,7 +420,13 @@ describeWith(engines)('distributed mode, one process per service', () => {
       const tracked = await call('POST', '/v1/track', { event: 'trial', email, data: {} });
       expect(tracked.status).toBe(200);
     }
-    await until(async () => (await executions('WAITING')).length === 2, 30_000);
+    await until(async () => (await executions('WAITING')).length === 2, 30_000).catch(
+      async (error: unknown) => {
+        // Say where the executions are instead (a status, an exit reason, an error).
+        const all = (await call('GET', `${base}/executions`)).body;
+        throw new Error(`${String(error)}; the executions: ${JSON.stringify(all)}`);
+      },
+    );
     await call('POST', '/v1/track', {
       event: 'plan-chosen',
       email: 'kim@example.org',

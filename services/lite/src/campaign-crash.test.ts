@@ -1,19 +1,12 @@
-import type { ChildProcess } from 'node:child_process';
-
-import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { eventually } from '@stamp/testkit/eventually.ts';
-import { freePort } from '@stamp/testkit/net.ts';
-import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
-import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
+import type { SmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
-import { call, startProcess, stopProcess, TEST_KEYS } from './testing.ts';
-
-type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
+import { call, crashRig, TEST_KEYS } from './testing.ts';
 
 const RECIPIENTS = 3000;
 
 /** Recipient address of each campaign message in the sink. */
-function recipientsOf(sink: Sink): string[] {
+function recipientsOf(sink: SmtpSink): string[] {
   return sink.messages
     .map((message) => message.raw.toString('utf8'))
     .filter((raw) => /^Subject: Crash news/m.test(raw))
@@ -24,43 +17,13 @@ function recipientsOf(sink: Sink): string[] {
 const PATIENCE = { timeoutMs: 60_000, intervalMs: 100 };
 
 describe('crash safety of a campaign (kill -9 while it sends)', () => {
-  let dns: TestDnsServer;
-  let sink: Sink;
-  let child: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    dns = await startDnsServer({});
-    sink = await startSmtpSink();
-  });
-
-  afterAll(async () => {
-    // Its data folder goes after the test file: once the process has exited.
-    if (child !== undefined) await stopProcess(child, 'SIGKILL');
-    await sink.close();
-    await dns.close();
-  });
+  const rig = crashRig('stamp-campaign-crash-', { STAMP_CAMPAIGN_RATE_PER_SECOND: '1000' });
 
   it('gives every audience member exactly one email after a restart (at most one duplicate)', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const env = {
-      STAMP_PORT: String(port),
-      STAMP_DATA_DIR: temporaryDirectory('stamp-campaign-crash-'),
-      STAMP_SMTP_URL: sink.url,
-      STAMP_DNS_SERVERS: dns.address,
-      STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,
-      STAMP_BOOTSTRAP_PUBLIC_KEY: TEST_KEYS.publicKey,
-      STAMP_CAMPAIGN_RATE_PER_SECOND: '1000',
-      STAMP_LOG_LEVEL: 'silent',
-    };
+    const { url, sink } = rig;
     const sk = TEST_KEYS.secretKey;
-    child = await startProcess(env, url);
-    const added = await call(url, sk, 'POST', '/domains', { domain: 'crash.test' });
-    const dkim = (
-      added.body as { id: string; records: { purpose: string; name: string; value: string }[] }
-    ).records.find((record) => record.purpose === 'DKIM')!;
-    dns.set(dkim.name, { TXT: [dkim.value] });
-    await call(url, sk, 'GET', `/domains/${(added.body as { id: string }).id}/verify`);
+    await rig.start();
+    await rig.verifyDomain('crash.test');
 
     const rows = Array.from({ length: RECIPIENTS }, (_, index) => `r${index}@example.org,${index}`);
     const form = new FormData();
@@ -94,12 +57,11 @@ describe('crash safety of a campaign (kill -9 while it sends)', () => {
       async () => recipientsOf(sink).length >= 300 || undefined,
       PATIENCE,
     );
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child!.once('exit', resolve));
+    await rig.stop('SIGKILL');
     const deliveredBeforeRestart = recipientsOf(sink).length;
     expect(deliveredBeforeRestart).toBeLessThan(RECIPIENTS);
 
-    child = await startProcess(env, url);
+    await rig.start();
     await eventually(
       'the campaign sent',
       async () =>
@@ -124,8 +86,6 @@ describe('crash safety of a campaign (kill -9 while it sends)', () => {
     const stats = (await call(url, sk, 'GET', `/campaigns/${campaignId}/stats`)).body;
     expect(stats).toMatchObject({ recipients: RECIPIENTS, sent: RECIPIENTS });
 
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child!.once('exit', resolve));
-    child = undefined;
+    await rig.stop('SIGTERM');
   }, 240_000);
 });

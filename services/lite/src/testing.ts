@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
 import { createLogger } from '@stamp/platform';
-import { fetchJson, type JsonResponse } from '@stamp/testkit/net.ts';
+import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
+import { fetchJson, freePort, type JsonResponse } from '@stamp/testkit/net.ts';
+import { type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { type Stamp, startStamp } from './app.ts';
@@ -103,4 +105,87 @@ export async function startProcess(
   }
   await stopProcess(child, 'SIGKILL');
   throw new Error(`stamp did not become ready: ${stderr}`);
+}
+
+/** What {@link crashRig} gives a crash test. */
+export interface CrashRig {
+  /** The real SMTP sink the process relays to. */
+  readonly sink: SmtpSink;
+  /** The real DNS server the process resolves with (DKIM records of verified domains). */
+  readonly dns: TestDnsServer;
+  /** Base URL of the process (one port for every start). */
+  readonly url: string;
+  /** Starts the process on the rig's data folder, or again after a kill. */
+  start(): Promise<void>;
+  /** Sends `signal` to the process and waits for its exit. */
+  stop(signal: NodeJS.Signals): Promise<void>;
+  /** Adds `domain` to the project, publishes its DKIM record and verifies it. */
+  verifyDomain(domain: string): Promise<void>;
+}
+
+/**
+ * The rig of a crash test: registers `beforeAll` (an SMTP sink, a DNS server, a free port, a
+ * data folder named after `prefix`) and `afterAll` (the process killed, then the servers
+ * closed; the data folder goes after the test file). `env` adds configuration variables.
+ */
+export function crashRig(prefix: string, env: Record<string, string> = {}): CrashRig {
+  let sink: SmtpSink | undefined;
+  let dns: TestDnsServer | undefined;
+  let url = '';
+  let settings: Record<string, string> = {};
+  let child: ChildProcess | undefined;
+  beforeAll(async () => {
+    dns = await startDnsServer({});
+    sink = await startSmtpSink();
+    url = `http://127.0.0.1:${await freePort()}`;
+    settings = {
+      STAMP_PORT: new URL(url).port,
+      STAMP_DATA_DIR: temporaryDirectory(prefix),
+      STAMP_SMTP_URL: sink.url,
+      STAMP_DNS_SERVERS: dns.address,
+      STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,
+      STAMP_BOOTSTRAP_PUBLIC_KEY: TEST_KEYS.publicKey,
+      STAMP_LOG_LEVEL: 'silent',
+      ...env,
+    };
+  });
+  afterAll(async () => {
+    if (child !== undefined) await stopProcess(child, 'SIGKILL');
+    await sink?.close();
+    await dns?.close();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the crash rig is used before its beforeAll');
+    return value;
+  };
+  return {
+    get sink() {
+      return started(sink);
+    },
+    get dns() {
+      return started(dns);
+    },
+    get url() {
+      return url;
+    },
+    async start() {
+      child = await startProcess(settings, url);
+    },
+    async stop(signal) {
+      if (child !== undefined) await stopProcess(child, signal);
+    },
+    async verifyDomain(domain) {
+      const sk = TEST_KEYS.secretKey;
+      const added = await call(url, sk, 'POST', '/domains', { domain });
+      const { id, records } = added.body as {
+        id: string;
+        records: { purpose: string; name: string; value: string }[];
+      };
+      const dkim = records.find((record) => record.purpose === 'DKIM');
+      if (dkim === undefined) throw new Error(`no DKIM record for ${domain}`);
+      started(dns).set(dkim.name, { TXT: [dkim.value] });
+      const verified = await call(url, sk, 'GET', `/domains/${id}/verify`);
+      if (verified.status !== 200) throw new Error(`${domain} not verified: ${verified.status}`);
+    },
+  };
 }

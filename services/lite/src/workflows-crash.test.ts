@@ -9,17 +9,11 @@
  * one followup: the crash costs at most one duplicate (an email handed to SMTP whose delivery
  * record the kill prevented), never a lost email.
  */
-import type { ChildProcess } from 'node:child_process';
 
-import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { eventually } from '@stamp/testkit/eventually.ts';
-import { freePort } from '@stamp/testkit/net.ts';
-import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
-import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
+import type { SmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
-import { call, startProcess, stopProcess, TEST_KEYS } from './testing.ts';
-
-type Sink = Awaited<ReturnType<typeof startSmtpSink>>;
+import { call, crashRig, TEST_KEYS } from './testing.ts';
 
 interface Step {
   id: string;
@@ -59,7 +53,7 @@ interface Delivery {
 }
 
 /** The messages of the sink whose subject is `subject`. */
-function deliveriesOf(sink: Sink, subject: string): Delivery[] {
+function deliveriesOf(sink: SmtpSink, subject: string): Delivery[] {
   const pattern = new RegExp(`^Subject: ${subject}\\r?$`, 'm');
   return sink.messages
     .map((message) => message.raw.toString('utf8'))
@@ -78,48 +72,19 @@ function countsOf(deliveries: readonly Delivery[]): Map<string, number> {
 }
 
 describe('crash safety of workflows (kill -9 while 1,000 executions are between steps)', () => {
-  let dns: TestDnsServer;
-  let sink: Sink;
-  let child: ChildProcess | undefined;
-
-  beforeAll(async () => {
-    dns = await startDnsServer({});
-    sink = await startSmtpSink();
-  });
-
-  afterAll(async () => {
-    // Its data folder goes after the test file: once the process has exited.
-    if (child !== undefined) await stopProcess(child, 'SIGKILL');
-    await sink.close();
-    await dns.close();
-  });
+  // The 1,000 tracks and the polling exceed the default 1,000 requests a minute.
+  const rig = crashRig('stamp-workflows-crash-', { STAMP_RATE_LIMIT_PER_MINUTE: '100000' });
 
   it('completes every execution after a restart, each email sent once (at most one duplicate)', async () => {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const env = {
-      STAMP_PORT: String(port),
-      STAMP_DATA_DIR: temporaryDirectory('stamp-workflows-crash-'),
-      STAMP_SMTP_URL: sink.url,
-      STAMP_DNS_SERVERS: dns.address,
-      STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,
-      STAMP_BOOTSTRAP_PUBLIC_KEY: TEST_KEYS.publicKey,
-      STAMP_RATE_LIMIT_PER_MINUTE: '100000',
-      STAMP_LOG_LEVEL: 'silent',
-    };
+    const { url, sink } = rig;
     const sk = TEST_KEYS.secretKey;
     const created = async <T>(path: string, body: unknown): Promise<T> => {
       const response = await call(url, sk, 'POST', path, body);
       expect(response.status).toBe(201);
       return response.body as T;
     };
-    child = await startProcess(env, url);
-    const added = await call(url, sk, 'POST', '/domains', { domain: 'crash.test' });
-    const dkim = (
-      added.body as { id: string; records: { purpose: string; name: string; value: string }[] }
-    ).records.find((record) => record.purpose === 'DKIM')!;
-    dns.set(dkim.name, { TXT: [dkim.value] });
-    await call(url, sk, 'GET', `/domains/${(added.body as { id: string }).id}/verify`);
+    await rig.start();
+    await rig.verifyDomain('crash.test');
 
     const template = (subject: string) =>
       created<{ id: string }>('/templates', {
@@ -189,14 +154,14 @@ describe('crash safety of workflows (kill -9 while 1,000 executions are between 
       },
       PATIENCE,
     );
-    await stopProcess(child, 'SIGKILL');
+    await rig.stop('SIGKILL');
     // Work was really in progress: welcomes delivered, followups still missing.
     const welcomesAtKill = deliveriesOf(sink, WELCOME).length;
     const followupsAtKill = deliveriesOf(sink, FOLLOWUP).length;
     expect(welcomesAtKill).toBeGreaterThan(0);
     expect(followupsAtKill).toBeLessThan(CONTACTS);
 
-    child = await startProcess(env, url);
+    await rig.start();
     await eventually(
       'every execution ended',
       async () =>
@@ -244,7 +209,6 @@ describe('crash safety of workflows (kill -9 while 1,000 executions are between 
     }
     expect(duplicates).toBeLessThanOrEqual(1);
 
-    await stopProcess(child, 'SIGTERM');
-    child = undefined;
+    await rig.stop('SIGTERM');
   }, 240_000);
 });

@@ -11,6 +11,7 @@
  * repeated in that window carries the same `Idempotency-Key`.
  */
 import {
+  CONTACT_STREAM_CATEGORY,
   CONTACTS_VIEW,
   type ContactsApi,
   type ContactViewDocument,
@@ -126,6 +127,36 @@ async function carryOut(
   }
 }
 
+/** How long the engine waits for a new contact to reach the contacts view, ms. */
+const CONTACT_VIEW_PATIENCE_MS = 5000;
+
+/**
+ * The execution's contact from the contacts view; null when the contact was deleted (its stream
+ * is gone or ends deleted). A contact that exists but is not in the view yet (the view lags the
+ * event that created it and started the execution) is waited for.
+ * @throws Error when it is still not in the view after {@link CONTACT_VIEW_PATIENCE_MS}: the
+ *   event is handled again later.
+ */
+async function contactOf(
+  deps: EngineDeps,
+  execution: KnownExecution,
+): Promise<(ContactViewDocument & ViewDocument) | null> {
+  const contacts = deps.views.collection<ContactViewDocument & ViewDocument>(CONTACTS_VIEW);
+  const find = () => contacts.findOne({ _id: execution.contactId, projectId: execution.projectId });
+  const found = await find();
+  if (found !== null) return found;
+  const stream = await deps.store.readStream(`${CONTACT_STREAM_CATEGORY}-${execution.contactId}`);
+  const last = stream[stream.length - 1];
+  if (last === undefined || last.type === 'ContactDeleted' || last.erased === true) return null;
+  const deadline = Date.now() + CONTACT_VIEW_PATIENCE_MS;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const projected = await find();
+    if (projected !== null) return projected;
+  }
+  throw new Error(`contact ${execution.contactId} is not in the contacts view yet`);
+}
+
 /** What an event that is the last of its execution's stream leads to. */
 async function decideOn(
   deps: EngineDeps,
@@ -141,9 +172,7 @@ async function decideOn(
   }
   if (execution.status !== 'RUNNING') return [];
   const workflow = (await deps.workflows.load(execution.workflowId)).state;
-  const contact = await deps.views
-    .collection<ContactViewDocument & ViewDocument>(CONTACTS_VIEW)
-    .findOne({ _id: execution.contactId, projectId: execution.projectId });
+  const contact = await contactOf(deps, execution);
   const decision = decideStep({
     execution,
     revision: event.revision,

@@ -3,7 +3,8 @@
  * command is decided, then the events it appends or the error it is refused with (the graph
  * rules of spec part 2 "Workflow" and the 409 of spec part 3).
  */
-import { ApiError } from '@stamp/http-kit';
+import type { ApiError } from '@stamp/http-kit';
+import { thrownApiError } from '@stamp/testkit/api-error.ts';
 
 import {
   decideAddStep,
@@ -70,17 +71,6 @@ const linked = (...args: Parameters<typeof transition>): WorkflowEvent => ({
   data: { transition: transition(...args), updatedAt },
 });
 
-/** The ApiError `decide` throws. */
-function refusal(decide: () => unknown): ApiError {
-  try {
-    decide();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected the command to be refused');
-}
-
 /** Status, code and the field errors' `field:code` of a refusal. */
 const summary = (error: ApiError) => ({
   status: error.status,
@@ -100,7 +90,9 @@ describe('creating', () => {
   });
 
   it('given a workflow of another project, when edited, then 404 WORKFLOW_NOT_FOUND', () => {
-    const error = refusal(() => decideAddStep(given(...created), 'p2', step('s1', 'EXIT'), 0, now));
+    const error = thrownApiError(() =>
+      decideAddStep(given(...created), 'p2', step('s1', 'EXIT'), 0, now),
+    );
     expect(summary(error)).toMatchObject({ status: 404, code: 'WORKFLOW_NOT_FOUND' });
   });
 });
@@ -169,7 +161,7 @@ describe('transitions', () => {
     ['a step leading to itself', transition('x', 'delay', 'delay'), 'toStepId:invalid_target'],
     ['a step of another workflow', transition('x', 'send', 'step-of-w2'), 'toStepId:unknown_step'],
   ])('when %s is added, then 422 naming the field', (_name, candidate, field) => {
-    expect(summary(refusal(() => adding(candidate)))).toEqual({
+    expect(summary(thrownApiError(() => adding(candidate)))).toEqual({
       status: 422,
       code: 'VALIDATION_ERROR',
       fields: [field],
@@ -186,7 +178,9 @@ describe('transitions', () => {
       linked('t2', 'a', 'b'),
     );
     expect(
-      summary(refusal(() => decideAddTransition(looping, 'p1', transition('x', 'b', 'a'), 0, now))),
+      summary(
+        thrownApiError(() => decideAddTransition(looping, 'p1', transition('x', 'b', 'a'), 0, now)),
+      ),
     ).toEqual({ status: 422, code: 'VALIDATION_ERROR', fields: ['toStepId:waitless_cycle'] });
     const waiting = given(
       ...created,
@@ -199,17 +193,19 @@ describe('transitions', () => {
   });
 
   it('given 3 active executions, when a transition is added or removed, then 409 naming them', () => {
-    const error = refusal(() => adding(transition('t4', 'condition', 'exit', { branch: 'no' }), 3));
+    const error = thrownApiError(() =>
+      adding(transition('t4', 'condition', 'exit', { branch: 'no' }), 3),
+    );
     expect(summary(error)).toMatchObject({ status: 409, code: 'CONFLICT' });
     expect(error.message).toContain('3 active executions');
-    expect(refusal(() => decideRemoveTransition(state, 'p1', 't2', 1, now)).message).toContain(
-      '1 active execution:',
-    );
+    expect(
+      thrownApiError(() => decideRemoveTransition(state, 'p1', 't2', 1, now)).message,
+    ).toContain('1 active execution:');
   });
 
   it('when an unknown transition is removed, then 404 TRANSITION_NOT_FOUND', () => {
     expect(
-      summary(refusal(() => decideRemoveTransition(state, 'p1', 'nope', 0, now))),
+      summary(thrownApiError(() => decideRemoveTransition(state, 'p1', 'nope', 0, now))),
     ).toMatchObject({ status: 404, code: 'TRANSITION_NOT_FOUND' });
   });
 });
@@ -224,7 +220,7 @@ describe('enabling', () => {
       linked('t1', 'trigger', 'condition'),
       linked('t2', 'condition', 'wait', { branch: 'yes' }),
     );
-    const error = refusal(() => decideUpdate(state, 'p1', { enabled: true }, now));
+    const error = thrownApiError(() => decideUpdate(state, 'p1', { enabled: true }, now));
     expect(summary(error)).toEqual({
       status: 422,
       code: 'VALIDATION_ERROR',
@@ -296,22 +292,22 @@ describe('removing steps and the workflow', () => {
   });
 
   it('when the trigger is removed, then 422; with active executions, then 409', () => {
-    expect(summary(refusal(() => removing('trigger', false)))).toMatchObject({
+    expect(summary(thrownApiError(() => removing('trigger', false)))).toMatchObject({
       status: 422,
       fields: ['stepId:trigger_step'],
     });
-    expect(summary(refusal(() => removing('send', true, 2)))).toMatchObject({ status: 409 });
+    expect(summary(thrownApiError(() => removing('send', true, 2)))).toMatchObject({ status: 409 });
   });
 
   it('given 2 active executions, when deleted, then 409; given none, then WorkflowDeleted', () => {
-    expect(refusal(() => decideDelete(chain, 'p1', 2, now)).message).toContain(
+    expect(thrownApiError(() => decideDelete(chain, 'p1', 2, now)).message).toContain(
       '2 active executions',
     );
     expect(decideDelete(chain, 'p1', 0, now)).toEqual([
       { type: 'WorkflowDeleted', data: { deletedAt: updatedAt } },
     ]);
     const deleted = given(...created, { type: 'WorkflowDeleted', data: { deletedAt: updatedAt } });
-    expect(summary(refusal(() => decideDelete(deleted, 'p1', 0, now)))).toMatchObject({
+    expect(summary(thrownApiError(() => decideDelete(deleted, 'p1', 0, now)))).toMatchObject({
       status: 404,
     });
   });
