@@ -9,7 +9,7 @@ import { figure, KEYS, startProcess, startStamp } from './harness.ts';
 /**
  * Workflows on the embedded platform (one process), emails relayed to an SMTP sink on loopback
  * (a verified domain with DKIM, as `bench campaign`). Three workflows are created and enabled
- * before any event is tracked:
+ * before the first event is tracked:
  * - the journey, event `bench-journey`: TRIGGER → SEND_EMAIL → DELAY `DELAY_MINUTES` (default
  *   1) → UPDATE_CONTACT → SEND_EMAIL: five steps counting the trigger, four run per execution
  *   (the trigger has no history entry: an execution starts at the step after it), two emails each;

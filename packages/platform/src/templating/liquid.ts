@@ -10,7 +10,7 @@ import { Liquid, LiquidError, type Template } from 'liquidjs';
 
 /**
  * Longest template source the engine parses, characters: the whole-message limit (spec part 8:
- * 40 MB), so any body a message can carry can be parsed; render time and memory stay bounded
+ * 40 MB), so every body a message can carry can be parsed; render time and memory stay bounded
  * by the engine's other limits.
  */
 export const MAX_SOURCE_CHARACTERS = 40 * 1024 * 1024;

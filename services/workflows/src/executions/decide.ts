@@ -278,7 +278,7 @@ export function recordEffect(
 
 /**
  * Decides on a timer of a WAITING execution: the timer it waits for completes the wait (DELAY
- * `elapsed`, WAIT_FOR_EVENT `TIMEOUT`, each to its next step); any other timer (one fired twice,
+ * `elapsed`, WAIT_FOR_EVENT `TIMEOUT`, each to its next step); every other timer (one fired twice,
  * one of an earlier wait) decides nothing.
  */
 export function decideTimerDue(
