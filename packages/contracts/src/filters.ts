@@ -4,6 +4,24 @@
  */
 
 /**
+ * The comparison operators of the filter language, shared by segment and audience filters (which
+ * add the operators of time, events and segments) and workflow CONDITION steps (which have these
+ * alone).
+ */
+export const COMPARISON_OPERATORS = [
+  'equals',
+  'notEquals',
+  'contains',
+  'notContains',
+  'greaterThan',
+  'lessThan',
+  'greaterThanOrEqual',
+  'lessThanOrEqual',
+  'exists',
+  'notExists',
+] as const;
+
+/**
  * Whether `filter` holds a filter object (`{field, operator, value?}`) whose `field` satisfies
  * `matches`, at any depth (groups, nested conditions). Any other JSON is walked as it is.
  */

@@ -18,22 +18,14 @@
  *   with `unit`).
  * - `segment.<id>`: memberOfSegment, notMemberOfSegment (no value).
  */
+import { COMPARISON_OPERATORS } from '@stamp/contracts';
 
 /** How the groups of a condition are joined. */
 export type Logic = 'AND' | 'OR';
 
 /** Every operator of the filter language. */
 export const OPERATORS = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'greaterThan',
-  'lessThan',
-  'greaterThanOrEqual',
-  'lessThanOrEqual',
-  'exists',
-  'notExists',
+  ...COMPARISON_OPERATORS,
   'within',
   'olderThan',
   'triggered',

@@ -13,6 +13,7 @@ import {
 } from '@stamp/contracts';
 import { validationError } from '@stamp/http-kit';
 import {
+  decisionAppend,
   derivedId,
   type StreamAppend,
   type ViewDocument,
@@ -95,17 +96,13 @@ export async function queueCampaignEmails(
         sandbox,
       },
     };
-    appends.push({
-      streamId: emailStream(emailId),
-      expectedRevision: 'no_stream',
-      events: [
-        {
-          type: event.type,
-          data: event.data,
-          metadata: { projectId, correlationId: input.correlationId, subjectId: contact._id },
-        },
-      ],
-    });
+    appends.push(
+      decisionAppend(emailStream(emailId), -1, [event], {
+        projectId,
+        correlationId: input.correlationId,
+        subjectId: contact._id,
+      }),
+    );
   }
   const skipped = input.contactIds.length - appends.length;
   if (appends.length === 0) return { queued: 0, existing: 0, skipped };

@@ -1,6 +1,7 @@
 import { type ContactsApi, type DomainsApi, subscriptionToken } from '@stamp/contracts';
 import { ApiError, validationError } from '@stamp/http-kit';
 import {
+  decisionAppend,
   describeSyntaxError,
   type EventStore,
   newId,
@@ -193,18 +194,14 @@ export async function send(
         sandbox,
       },
     };
-    queued.push({
-      streamId: emailStream(emailId),
-      expectedRevision: 'no_stream',
-      events: [
-        {
-          type: event.type,
-          data: event.data,
-          // The message is personal data of its recipient: erased with the contact.
-          metadata: { projectId, correlationId: requestId, subjectId: contact.contactId },
-        },
-      ],
-    });
+    // The message is personal data of its recipient: erased with the contact.
+    queued.push(
+      decisionAppend(emailStream(emailId), -1, [event], {
+        projectId,
+        correlationId: requestId,
+        subjectId: contact.contactId,
+      }),
+    );
     emails.push({ contact: { id: contact.contactId, email: contact.email }, email: emailId });
   }
   const appended = await deps.store.append(queued);

@@ -11,7 +11,7 @@ import {
   subscriptionToken,
 } from '@stamp/contracts';
 import { assertEmailAddress } from '@stamp/http-kit';
-import { type ViewDocument, WrongExpectedRevisionError } from '@stamp/platform';
+import { decisionAppend, type ViewDocument, WrongExpectedRevisionError } from '@stamp/platform';
 
 import { domainOf } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
@@ -103,17 +103,11 @@ export async function queueWorkflowEmail(
   };
   try {
     await deps.store.append([
-      {
-        streamId: emailStream(emailId),
-        expectedRevision: 'no_stream',
-        events: [
-          {
-            type: event.type,
-            data: event.data,
-            metadata: { projectId, correlationId: input.correlationId, subjectId: contact._id },
-          },
-        ],
-      },
+      decisionAppend(emailStream(emailId), -1, [event], {
+        projectId,
+        correlationId: input.correlationId,
+        subjectId: contact._id,
+      }),
     ]);
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -2,6 +2,7 @@
  * Steps as the routes take them: the config of each step type (API reference, "Workflow step
  * config"), validated with the path of each problem (`config.amount`).
  */
+import { COMPARISON_OPERATORS } from '@stamp/contracts';
 import { emailAddress } from '@stamp/http-kit';
 import { z } from 'zod';
 
@@ -20,18 +21,7 @@ export const CONDITION_FIELD =
   /^(contact\.(id|email|subscribed|createdAt|updatedAt)|data\.[^.]+|event\..+)$/;
 
 /** Operators of a CONDITION step. */
-export const CONDITION_OPERATORS = [
-  'equals',
-  'notEquals',
-  'contains',
-  'notContains',
-  'greaterThan',
-  'lessThan',
-  'greaterThanOrEqual',
-  'lessThanOrEqual',
-  'exists',
-  'notExists',
-] as const;
+export const CONDITION_OPERATORS = COMPARISON_OPERATORS;
 
 /** A CONDITION operator. */
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
