@@ -23,6 +23,10 @@ const page = {
 app.get('/page', (_req, res) => {
   res.json(page);
 });
+/** A redirect, the baseline of the tracking benchmark's click redirects. */
+app.get('/redirect', (_req, res) => {
+  res.redirect(302, 'https://example.org/landing');
+});
 app.post('/v1/track', (req, res) => {
   res.json({ success: true, data: { received: typeof req.body } });
 });

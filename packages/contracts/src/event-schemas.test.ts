@@ -2,14 +2,18 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
-import { startSmtpSink, type SmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import { parseMessage, startSmtpSink, type SmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 // ajv is a dependency of the platform package, not of this dependency-free package.
 import { Ajv, type ValidateFunction } from '../../platform/node_modules/ajv/dist/ajv.js';
 import type { RecordedEvent } from '../../platform/src/event-store/event-store.ts';
 import { evolve as evolveJob, initialJob } from '../../../services/contacts/src/jobs/events.ts';
 import { decide as decideJob, queueBulk } from '../../../services/contacts/src/jobs/decide.ts';
-import { decideFailure, initialEmailState } from '../../../services/sending/src/delivery/events.ts';
+import {
+  decideFailure,
+  evolveEmail,
+  initialEmailState,
+} from '../../../services/sending/src/delivery/events.ts';
 import type { Stamp } from '../../../services/lite/src/app.ts';
 import { call, startTestStamp, TEST_KEYS } from '../../../services/lite/src/testing.ts';
 import {
@@ -255,7 +259,7 @@ describe('the events the services really append', () => {
     const template = (await api('POST', '/templates', {
       name: 'Welcome',
       subject: 'Welcome {{ plan }}',
-      body: '<p>Hello {{ plan }}</p>',
+      body: '<p>Hello {{ plan }}, see <a href="https://docs.example/">the docs</a></p>',
       type: 'TRANSACTIONAL',
       from: 'hello@sandbox.stamp.localhost',
     })) as { id: string };
@@ -266,10 +270,30 @@ describe('the events the services really append', () => {
       data: { plan: 'pro' },
     })) as { data: { emails: { email: string }[] } };
     const sandboxEmail = sandboxSend.data.emails[0]!.email;
-    await until('the sandbox email', async () => {
+    const outboxed = await until('the sandbox email', async () => {
       const got = await call(stamp.url, sk, 'GET', `/outbox/${sandboxEmail}`);
       return got.status === 200 ? got : undefined;
     });
+    // Its open pixel and tracked link, fetched: EmailOpened, EmailClicked.
+    const parsed = await parseMessage((outboxed.body as { raw: string }).raw);
+    const html = typeof parsed.html === 'string' ? parsed.html : '';
+    for (const kind of ['o', 'c']) {
+      const path = new RegExp(`/t/${kind}/[\\w.-]+`).exec(html)?.[0] ?? '/t/missing';
+      expect((await fetch(stamp.url + path, { redirect: 'manual' })).status).toBeLessThan(400);
+    }
+
+    // Suppressions: a manual one stops a send, and is lifted again.
+    await api('POST', '/suppressions', { email: 'blocked@example.org' });
+    await api('POST', '/v1/send', {
+      to: 'blocked@example.org',
+      from: 'hello@sandbox.stamp.localhost',
+      subject: 'Blocked',
+      body: '<p>Not for you</p>',
+    });
+    await until('the suppressed email', async () =>
+      [...captured.values()].some((event) => event.type === 'EmailSuppressed') ? true : undefined,
+    );
+    await api('DELETE', '/suppressions/blocked@example.org');
 
     // Domains: add, check (pending), verify, send over SMTP (deferred once), lose the key, remove.
     const domain = (await api('POST', '/domains', { domain: 'acme.test' })) as {
@@ -463,12 +487,31 @@ describe('the events the services really append', () => {
 
 /**
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
- * a permanent delivery failure (after 8 attempts in production) and a failed job.
+ * a permanent delivery failure (after 8 attempts in production), a hard bounce and a failed job.
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
     initialEmailState(),
     { message: '550 mailbox unavailable', transient: false },
+    { baseMs: 1000, maxAttempts: 8 },
+    new Date(),
+  );
+  const bounced = decideFailure(
+    evolveEmail(initialEmailState(), {
+      type: 'EmailQueued',
+      data: {
+        emailId: 'e1',
+        contactId: 'c1',
+        to: { email: 'gone@example.org' },
+        from: { email: 'news@example.com' },
+        subject: 'Hi',
+        html: '<p>Hi</p>',
+        headers: {},
+        attachments: [],
+        sandbox: false,
+      },
+    }),
+    { message: '550 5.1.1 no such user', transient: false, responseCode: 550 },
     { baseMs: 1000, maxAttempts: 8 },
     new Date(),
   );
@@ -483,6 +526,7 @@ function builtEvents(): { type: string; event: object }[] {
       event: sample('SegmentMembershipDue', { segmentId: 's1', contactId: 'c1' }),
     },
     { type: failed.type, event: sample(failed.type, failed.data) },
+    { type: bounced.type, event: sample(bounced.type, bounced.data) },
     { type: jobFailed!.type, event: sample(jobFailed!.type, jobFailed!.data) },
   ];
 }

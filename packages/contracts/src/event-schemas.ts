@@ -322,6 +322,21 @@ const v1 = (category: string, description: string, data: JsonSchema): EventSchem
 });
 
 /** The editable fields of a campaign (spec part 2 "Campaign"). */
+/** Fields of the engagement events (EmailOpened, EmailClicked). */
+const ENGAGEMENT_FIELDS: Readonly<Record<string, JsonSchema>> = {
+  emailId: nonEmpty('Email id.'),
+  subject: text('Subject of the email.'),
+  templateId: text('Template the email was rendered from.'),
+  campaignId: text('Campaign the email belongs to.'),
+  workflowId: text('Workflow whose SEND_EMAIL step sent the email.'),
+  userAgent: text('User-Agent header of the request (at most 512 characters).'),
+  automated: flag('Whether the request looks automated rather than a person.'),
+  automatedReason: oneOfStrings(
+    ['bot-user-agent', 'privacy-proxy', 'head-request', 'soon-after-delivery', 'link-burst'],
+    'Why it looks automated.',
+  ),
+};
+
 const CAMPAIGN_FIELDS: Readonly<Record<string, JsonSchema>> = {
   name: nonEmpty('Name.'),
   description: clearable('Description.'),
@@ -604,6 +619,7 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
         campaignId: text('Campaign the email belongs to.'),
         workflowId: text('Workflow whose SEND_EMAIL step sent the email.'),
         executionId: text('Workflow execution that sent the email.'),
+        marketing: flag('A campaign email or a MARKETING template (tracking MARKETING_ONLY).'),
         sandbox: flag('Sandbox sender: only ever delivered to the local outbox.'),
       },
       ['emailId', 'contactId', 'to', 'from', 'subject', 'sandbox'],
@@ -640,6 +656,76 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       error: text('The last error (an SMTP reply may quote the recipient address).'),
       failedAt: dateTime('Time of the failure'),
     }),
+  ),
+
+  EmailBounced: v1(
+    'email',
+    "The recipient's server refused the email for good (a hard bounce); the address is " +
+      'suppressed and the contact unsubscribed.',
+    object(
+      'The bounce.',
+      {
+        bounceType: oneOfStrings(['hard'], 'Kind of bounce.'),
+        source: oneOfStrings(['smtp'], 'Where the bounce was learnt: the SMTP reply at delivery.'),
+        recipient: nonEmpty('The refused address.'),
+        responseCode: count('SMTP reply code (RFC 5321).'),
+        diagnostic: text("The server's reply."),
+        bouncedAt: dateTime('Time of the bounce'),
+      },
+      ['bounceType', 'source', 'recipient', 'diagnostic', 'bouncedAt'],
+    ),
+  ),
+  EmailSuppressed: v1(
+    'email',
+    "The address is on the project's suppression list: the email was not sent.",
+    object('The decision.', {
+      reason: oneOfStrings(['HARD_BOUNCE', 'COMPLAINT', 'MANUAL'], 'Why it is suppressed.'),
+      suppressedAt: dateTime('Time of the decision'),
+    }),
+  ),
+  EmailOpened: v1(
+    'email',
+    "The email's open pixel was fetched.",
+    object('The open.', { ...ENGAGEMENT_FIELDS, openedAt: dateTime('Time of the request') }, [
+      'emailId',
+      'subject',
+      'automated',
+      'openedAt',
+    ]),
+  ),
+  EmailClicked: v1(
+    'email',
+    'A tracked link of the email was followed.',
+    object(
+      'The click.',
+      {
+        ...ENGAGEMENT_FIELDS,
+        url: nonEmpty("The link's original URL."),
+        clickedAt: dateTime('Time of the request'),
+      },
+      ['emailId', 'subject', 'automated', 'url', 'clickedAt'],
+    ),
+  ),
+
+  // sending: suppressions
+  SuppressionAdded: v1(
+    'suppression',
+    "An address was put on the project's suppression list.",
+    object(
+      'The suppression.',
+      {
+        email: nonEmpty('The address, lower-cased.'),
+        reason: oneOfStrings(['HARD_BOUNCE', 'COMPLAINT', 'MANUAL'], 'Why.'),
+        emailId: text('The email whose bounce or complaint caused it.'),
+        contactId: text('The contact the address belonged to.'),
+      },
+      ['email', 'reason'],
+    ),
+  ),
+  SuppressionRemoved: v1(
+    'suppression',
+    "An address was taken off the project's suppression list.",
+    object('The address.', { email: nonEmpty('The address, lower-cased.') }),
   ),
 
   // sending: templates
@@ -1064,6 +1150,11 @@ export const TOPICS: readonly TopicInfo[] = [
   ),
   topic('email', 'sending', 'Emails and their delivery (streams `email-<emailId>`).'),
   topic('template', 'sending', 'Templates (streams `template-<templateId>`).'),
+  topic(
+    'suppression',
+    'sending',
+    'Suppression lists (streams `suppression-<derived id>`, one per project and address).',
+  ),
   topic(
     'segment',
     'segments',

@@ -89,7 +89,9 @@ export interface TrackedEventStreamEvents {
 /**
  * Stream category of emails: one stream per email, `email-<emailId>` (`emailId` is the id
  * POST /v1/send returned). Order within a stream: `EmailQueued` first, then any number of
- * `EmailDeferred` / `EmailRetryDue`, then at most one outcome, `EmailSent` or `EmailFailed`.
+ * `EmailDeferred` / `EmailRetryDue`, then at most one outcome, `EmailSent`, `EmailFailed`,
+ * `EmailBounced` or `EmailSuppressed`;
+ * after `EmailSent`, any number of `EmailOpened` / `EmailClicked`.
  */
 export const EMAIL_STREAM_CATEGORY = 'email';
 
@@ -117,6 +119,8 @@ export interface EmailQueuedEventData {
   /** Workflow and execution whose SEND_EMAIL step sent the email. */
   workflowId?: string;
   executionId?: string;
+  /** A campaign email or a MARKETING template's (tracked under MARKETING_ONLY). */
+  marketing?: boolean;
   /** Sandbox sender: only ever delivered to the local outbox. */
   sandbox: boolean;
 }
@@ -147,6 +151,71 @@ export interface EmailFailedEventData {
   failedAt: string;
 }
 
+/**
+ * Data of `EmailBounced`: the recipient's server refused the email for good (a hard bounce):
+ * a permanent SMTP reply at delivery, or transient ones until the retries ran out (`source`
+ * `smtp`). The address is suppressed and the contact unsubscribed.
+ */
+export interface EmailBouncedEventData {
+  bounceType: 'hard';
+  source: 'smtp';
+  /** The refused address. */
+  recipient: string;
+  /** The SMTP reply code (RFC 5321 §4.2). */
+  responseCode?: number;
+  /** The server's reply (it may quote the address). */
+  diagnostic: string;
+  /** ISO 8601 time of the bounce. */
+  bouncedAt: string;
+}
+
+/** Data of `EmailSuppressed`: the address is on the project's suppression list; not sent. */
+export interface EmailSuppressedEventData {
+  reason: 'HARD_BOUNCE' | 'COMPLAINT' | 'MANUAL';
+  /** ISO 8601 time of the decision. */
+  suppressedAt: string;
+}
+
+/**
+ * Why an open or a click looks automated rather than a person's (API reference, "Open and
+ * click tracking"): a bot or link scanner's user agent; Apple Mail Privacy Protection's proxy
+ * (user agent exactly `Mozilla/5.0`), which fetches every image at delivery; a HEAD request; a
+ * click within seconds of delivery; a click on another link of the same email moments after one.
+ */
+export type AutomatedReason =
+  'bot-user-agent' | 'privacy-proxy' | 'head-request' | 'soon-after-delivery' | 'link-burst';
+
+/**
+ * What an engagement event (`EmailOpened`, `EmailClicked`) says about its email and request,
+ * so that consumers need no lookup: the email's subject and origin, the user agent, and whether
+ * the request looks automated (then with the reason).
+ */
+export interface EngagementEventData {
+  emailId: string;
+  subject: string;
+  templateId?: string;
+  campaignId?: string;
+  workflowId?: string;
+  /** The request's User-Agent header, at most 512 characters; absent when none was sent. */
+  userAgent?: string;
+  automated: boolean;
+  automatedReason?: AutomatedReason;
+}
+
+/** Data of `EmailOpened`: the email's open pixel was fetched. */
+export interface EmailOpenedEventData extends EngagementEventData {
+  /** ISO 8601 time of the request. */
+  openedAt: string;
+}
+
+/** Data of `EmailClicked`: a tracked link of the email was followed. */
+export interface EmailClickedEventData extends EngagementEventData {
+  /** The link's original URL (the redirect's target). */
+  url: string;
+  /** ISO 8601 time of the request. */
+  clickedAt: string;
+}
+
 /** Data fields of the events of an email stream, by event type. */
 export interface EmailStreamEvents {
   EmailQueued: EmailQueuedEventData;
@@ -154,6 +223,10 @@ export interface EmailStreamEvents {
   EmailRetryDue: { attempt: number };
   EmailSent: EmailSentEventData;
   EmailFailed: EmailFailedEventData;
+  EmailBounced: EmailBouncedEventData;
+  EmailSuppressed: EmailSuppressedEventData;
+  EmailOpened: EmailOpenedEventData;
+  EmailClicked: EmailClickedEventData;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   accounts: ['/users'],
   contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
   domains: ['/domains'],
-  sending: ['/emails', '/outbox', '/templates', '/v1/send'],
+  sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions'],
   activity: ['/activity'],
   segments: ['/segments'],
   campaigns: ['/campaigns'],
@@ -34,6 +34,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
 /** Path prefixes answered without an API key (signed links in emails). */
 export const PUBLIC_SERVICE_ROUTES: Readonly<Partial<Record<RoutedService, readonly string[]>>> = {
   contacts: ['/subscribe', '/unsubscribe', '/manage'],
+  sending: ['/t'],
 };
 
 /** Whether `path` is `prefix` or below it (`/contacts` owns `/contacts/1`, not `/contactsx`). */

@@ -79,6 +79,34 @@ export interface ContactViewDocument {
 
 /** Collection of emails and their delivery status (owner: sending service). */
 export const EMAILS_VIEW = 'emails';
+
+/**
+ * Email statuses in rank order (API reference, "Enums"): a later-ranked status is never
+ * replaced by an earlier one, so an out-of-order event cannot downgrade an email.
+ */
+export const EMAIL_STATUSES = [
+  'QUEUED',
+  'SENDING',
+  'SENT',
+  'DELIVERED',
+  'OPENED',
+  'CLICKED',
+  'BOUNCED',
+  'COMPLAINED',
+  'FAILED',
+] as const;
+
+/** An email status. */
+export type EmailStatus = (typeof EMAIL_STATUSES)[number];
+
+/** The statuses of an email the receiving side accepted (delivered, and maybe opened since). */
+export const DELIVERED_STATUSES: readonly EmailStatus[] = [
+  'SENT',
+  'DELIVERED',
+  'OPENED',
+  'CLICKED',
+];
+
 /** An email as other services read it (campaign stats). */
 export interface EmailViewDocument {
   _id: string;
@@ -87,8 +115,13 @@ export interface EmailViewDocument {
   contactId: string;
   /** Campaign the email belongs to; null for other emails. */
   campaignId: string | null;
-  /** QUEUED until an outcome: SENT (accepted by the receiving side) or FAILED. */
-  status: 'QUEUED' | 'SENT' | 'FAILED';
+  /** QUEUED until an outcome (SENT: accepted by the receiving side; FAILED), then up the ranks. */
+  status: EmailStatus;
   /** Deferred delivery attempts so far. */
   attempts: number;
+  /** Opens and clicks so far, a person's and automated ones apart (absent: none). */
+  humanOpens?: number;
+  automatedOpens?: number;
+  humanClicks?: number;
+  automatedClicks?: number;
 }

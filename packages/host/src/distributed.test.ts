@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { describeWith, engineUrl, KAFKA, MONGODB } from '@stamp/testkit/engines.ts';
 import { fetchJson, freePort } from '@stamp/testkit/net.ts';
-import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import { parseMessage, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 const brokers = engineUrl(KAFKA, 'distributed end-to-end');
@@ -150,7 +150,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
 
   beforeAll(async () => {
     dns = await startDnsServer({});
-    sink = await startSmtpSink();
+    sink = await startSmtpSink({ rejectRecipients: ['bounce@example.org'] });
     collector = await startCollector();
     const ports = new Map<string, number>();
     for (const name of SERVICES) ports.set(name, await freePort());
@@ -235,12 +235,31 @@ describeWith(engines)('distributed mode, one process per service', () => {
       to: 'ada@example.org',
       from: 'hello@distributed.test',
       subject: 'Hello {{ plan }}',
-      body: '<p>Hi</p>',
+      body: '<p>Hi, see <a href="https://docs.example/start">the docs</a></p>',
     });
     expect(sent.status).toBe(200);
     const emailId = (sent.body as { data: { emails: { email: string }[] } }).data.emails[0]!.email;
     await until(() => emailIdsOf(sink).includes(emailId), 30_000);
-    expect(sink.messages.at(-1)?.raw.toString('utf8')).toContain('Subject: Hello pro');
+    const raw = sink.messages.at(-1)?.raw ?? Buffer.alloc(0);
+    expect(raw.toString('utf8')).toContain('Subject: Hello pro');
+
+    // Its open pixel and tracked link, through the gateway to the sending process.
+    const { html } = await parseMessage(raw);
+    const trackingUrl = (kind: string): string =>
+      new RegExp(`"(${gateway}/t/${kind}/[^"]+)"`).exec(
+        typeof html === 'string' ? html : '',
+      )?.[1] ?? `${gateway}/t/${kind}/missing`;
+    const browser = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0' };
+    const pixel = await fetch(trackingUrl('o'), { headers: browser });
+    expect(pixel.status).toBe(200);
+    expect(pixel.headers.get('content-type')).toBe('image/gif');
+    const click = await fetch(trackingUrl('c'), { headers: browser, redirect: 'manual' });
+    expect(click.status).toBe(302);
+    expect(click.headers.get('location')).toBe('https://docs.example/start');
+    await until(async () => {
+      const email = (await call('GET', `/emails/${emailId}`)).body as { status?: string };
+      return email.status === 'CLICKED';
+    }, 30_000);
 
     // One trace from the gateway through the contacts service and its append to the consumers
     // of other processes, across Kafka (the relay carries it in a header and the envelope).
@@ -348,6 +367,37 @@ describeWith(engines)('distributed mode, one process per service', () => {
     const stats = await call('GET', `/campaigns/${campaignId}/stats`);
     expect(stats.body).toMatchObject({ status: 'SENT', recipients: 2, sent: 2, delivered: 2 });
   }, 120_000);
+
+  it('suppresses and unsubscribes a hard bounce across processes; routes /suppressions', async () => {
+    // The domain was verified by the first test. The sink refuses this mailbox with 550.
+    const sent = await call('POST', '/v1/send', {
+      to: 'bounce@example.org',
+      from: 'hello@distributed.test',
+      subject: 'Bounce',
+      body: '<p>Hi</p>',
+      subscribed: true,
+    });
+    expect(sent.status).toBe(200);
+    const listed = async (): Promise<{ email: string; reason: string }[]> =>
+      ((await call('GET', '/suppressions')).body as { data: { email: string; reason: string }[] })
+        .data;
+    await until(async () => (await listed()).length === 1, 30_000);
+    expect(await listed()).toMatchObject([{ email: 'bounce@example.org', reason: 'HARD_BOUNCE' }]);
+    await until(async () => {
+      const contacts = (await call('GET', '/contacts?search=bounce@')).body as {
+        data: { subscribed: boolean }[];
+      };
+      return contacts.data[0]?.subscribed === false;
+    }, 30_000);
+
+    const added = await call('POST', '/suppressions', { email: 'blocked@example.org' });
+    expect(added.status).toBe(201);
+    expect((await listed()).map((entry) => entry.email).sort()).toEqual([
+      'blocked@example.org',
+      'bounce@example.org',
+    ]);
+    expect((await call('DELETE', '/suppressions/blocked@example.org')).status).toBe(204);
+  }, 60_000);
 
   it('routes /workflows through the gateway to the workflows process', async () => {
     const created = await call('POST', '/workflows', { name: 'Welcome', eventName: 'signed-up' });

@@ -16,6 +16,11 @@ export interface SinkMessage {
 export interface SmtpSinkOptions {
   /** Answer `451` (transient failure) to the first N DATA commands; default 0. */
   failFirst?: number;
+  /**
+   * Recipients refused at RCPT TO with `550 5.1.1` (a permanent failure, as a mailbox that does
+   * not exist), compared without case.
+   */
+  rejectRecipients?: readonly string[];
 }
 
 /** A running SMTP sink (see {@link startSmtpSink}). */
@@ -37,21 +42,36 @@ class TransientFailure extends Error {
   readonly responseCode = 451;
 }
 
+class PermanentFailure extends Error {
+  readonly responseCode = 550;
+}
+
 /**
  * Starts a real SMTP server (`smtp-server`) on 127.0.0.1 with a random port that accepts every
  * message (no auth required, no STARTTLS, size limit 50 MB) and keeps it in memory, for tests of
- * delivery. With `failFirst`, the first N DATA commands get `451` so retries can be tested.
+ * delivery. With `failFirst`, the first N DATA commands get `451` so retries can be tested; with
+ * `rejectRecipients`, those addresses get `550` at RCPT TO so hard bounces can be.
  */
 export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
   const messages: SinkMessage[] = [];
   const waiters = new Set<() => void>();
   let failuresLeft = options.failFirst ?? 0;
+  const rejected = new Set(
+    (options.rejectRecipients ?? []).map((address) => address.toLowerCase()),
+  );
 
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
     size: 50 * 1024 * 1024,
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (rejected.has(address.address.toLowerCase())) {
+        callback(new PermanentFailure('5.1.1 The email account does not exist'));
+        return;
+      }
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => {

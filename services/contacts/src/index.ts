@@ -14,6 +14,11 @@ import { CONTACT_FIELDS_VIEW, createContactFieldIndexes } from './fields/project
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
 import {
+  CONTACTS_FEEDBACK_GROUP,
+  CONTACTS_FEEDBACK_TOPICS,
+  unsubscribeOnBounce,
+} from './contacts/feedback.ts';
+import {
   CONTACTS_VIEW,
   createContactIndexes,
   eraseDeletedContact,
@@ -51,7 +56,9 @@ export interface ContactsServiceDeps extends ServiceDeps {
  * /contacts/:id, POST /v1/track, POST /events/track and POST /v1/verify; `api` is the
  * ContactsApi used by sending; `publicRouter` serves the subscription pages of the signed links
  * in emails without an API key; `start()` creates the view indexes and starts the
- * `contacts-view` consumer (topic `contact`); `projections()` returns it for read-your-writes.
+ * `contacts-view` consumer (topic `contact`) and the `contacts-feedback` consumer (topic
+ * `email`: a hard bounce unsubscribes its contact); `projections()` returns them for
+ * read-your-writes.
  * Tracked events (streams `trackedEvent-<id>`) are read and deleted through the /events routes of
  * `createTrackedEvents`, whose `tracked-events-view` consumer is among `projections()`.
  */
@@ -116,6 +123,12 @@ export function createContactsService(
           topics: [CONTACT_CATEGORY],
           handle: (event) => eraseDeletedContact(deps.store, event),
           concurrency: 16,
+        }),
+        deps.bus.consume({
+          groupId: CONTACTS_FEEDBACK_GROUP,
+          topics: CONTACTS_FEEDBACK_TOPICS,
+          handle: (event) => unsubscribeOnBounce(commands, event),
+          concurrency: 8,
         }),
       ];
       await jobs.start();

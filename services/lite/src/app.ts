@@ -81,6 +81,7 @@ export function createServices(
     sandboxDomain: config.STAMP_SANDBOX_DOMAIN,
     publicUrl,
     secrets,
+    tracking: config.STAMP_TRACKING,
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));

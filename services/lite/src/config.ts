@@ -1,5 +1,6 @@
 import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { campaignThrottleEnv } from '@stamp/campaigns';
+import { sendingEnv } from '@stamp/sending';
 import { workflowsEnv } from '@stamp/workflows';
 import { loadConfig } from '@stamp/platform';
 import { z } from 'zod';
@@ -60,6 +61,7 @@ export const configSchema = z
     /** SQLite page cache of the embedded store, MiB. */
     ...campaignThrottleEnv,
     ...workflowsEnv,
+    ...sendingEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
   .superRefine(checkBootstrapKeys);

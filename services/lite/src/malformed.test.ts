@@ -89,6 +89,9 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/outbox' },
   { method: 'GET', path: '/outbox/:id' },
   { method: 'GET', path: '/emails/:id' },
+  { method: 'GET', path: '/suppressions' },
+  { method: 'POST', path: '/suppressions' },
+  { method: 'DELETE', path: '/suppressions/:id' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
   { method: 'GET', path: '/config' },
   // public subscription pages answer HTML, not the JSON envelope
@@ -96,6 +99,9 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/unsubscribe/:id', page: true },
   { method: 'POST', path: '/subscribe/:id', page: true },
   { method: 'GET', path: '/manage/:id', page: true },
+  // public tracking links answer an image, a redirect or a plain 404
+  { method: 'GET', path: '/t/o/:id', page: true },
+  { method: 'GET', path: '/t/c/:id', page: true },
 ];
 
 const json = fc.jsonValue({ maxDepth: 3 });

@@ -2,6 +2,8 @@ import type { ContactsApi, DomainsApi } from '@stamp/contracts';
 import type { ServiceDeps } from '@stamp/http-kit';
 import type { LeaseStore, Mailer, Secrets, TimerSettings } from '@stamp/platform';
 
+import type { TrackingMode } from './tracking/links.ts';
+
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {
   /** Decoded attachment bytes per email; default 10 MB. */
@@ -38,6 +40,8 @@ export interface SendingDeps extends ServiceDeps {
   secrets: Secrets;
   limits?: Partial<SendingLimits>;
   retry?: Partial<RetryPolicy>;
+  /** Open and click tracking of the projects' email (default `ENABLED`). */
+  tracking?: TrackingMode;
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
   timers?: TimerSettings;
 }

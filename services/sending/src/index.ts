@@ -22,6 +22,17 @@ import { sendRouter } from './send/api.ts';
 import { send, type SendResult } from './send/command.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
+import { trackingRouter } from './tracking/api.ts';
+import { suppressionsRouter } from './suppressions/api.ts';
+import { suppressionCommands } from './suppressions/commands.ts';
+import { suppressionId } from './suppressions/events.ts';
+import { FEEDBACK_GROUP, suppressOnBounce } from './suppressions/feedback.ts';
+import {
+  createSuppressionIndexes,
+  projectSuppression,
+  SUPPRESSIONS,
+  type SuppressionDocument,
+} from './suppressions/projection.ts';
 import { assertSenderAllowed } from './templates/commands.ts';
 import { EMAILS, TEMPLATES } from './views.ts';
 
@@ -31,6 +42,8 @@ import { projectTemplate } from './templates/projection.ts';
 
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
 export { DEFAULT_SANDBOX_DOMAIN } from './deps.ts';
+export { sendingEnv } from './config.ts';
+export { type TrackingMode } from './tracking/links.ts';
 export { sendBody, type SendBody } from './send/schema.ts';
 export { type SendResult } from './send/command.ts';
 export { type SubscriptionLinks, subscriptionLinks } from './templates/render.ts';
@@ -47,10 +60,12 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
 
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
- * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id; projections of the
- * `templates`, `emails` and `timers` views (group `sending-projection`); the delivery worker
- * (groups `sending-delivery` for transactional and `sending-campaign-delivery` for campaign
- * email, topic `email`, concurrency 8 each); and a TimerScheduler for retries.
+ * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, and the
+ * public tracking routes /t/o/:token and /t/c/:token (open pixel, click redirect); projections of
+ * the `templates`, `emails`, `timers` and `suppressions` views (group `sending-projection`); the
+ * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
+ * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced
+ * addresses (group `sending-feedback`); and a TimerScheduler for retries.
  */
 export function createSendingService(deps: SendingDeps): ServiceModule & { api: SendingApi } {
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
@@ -82,17 +97,32 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     }),
   );
   router.use(deliveryRouter({ views: deps.views }));
+  const suppressions = suppressionCommands(deps.store);
+  router.use(
+    suppressionsRouter({ views: deps.views, commands: suppressions, awaitViews: deps.awaitViews }),
+  );
+  const publicRouter = trackingRouter({
+    store: deps.store,
+    views: deps.views,
+    secrets: deps.secrets,
+    logger: deps.logger,
+  });
 
   let projection: Consumer | undefined;
+  let feedback: Consumer | undefined;
   let workers: Consumer[] = [];
   let scheduler: TimerScheduler | undefined;
 
   return {
     name: 'sending',
     views: [
-      { groupId: SENDING_PROJECTION_GROUP, collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION] },
+      {
+        groupId: SENDING_PROJECTION_GROUP,
+        collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION, SUPPRESSIONS],
+      },
     ],
     router,
+    publicRouter,
     api: {
       send: (context, body) => send(sendDeps, context, body),
       checkSender: async (projectId, from) => {
@@ -111,15 +141,17 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       if (projection !== undefined) return;
       await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
       await deps.views.collection(EMAILS).createIndex({ campaignId: 1, status: 1 });
+      await createSuppressionIndexes(deps.views);
       // Messages captured by an earlier version kept their content in the list documents.
       if (deps.outbox === undefined) await localOutbox.upgrade();
       projection = deps.bus.consume({
         groupId: SENDING_PROJECTION_GROUP,
-        topics: ['template', 'email', 'contact'],
+        topics: ['template', 'email', 'contact', 'suppression'],
         concurrency: 8,
         handle: (event) => {
           const category = streamCategory(event.streamId);
           if (category === 'template') return projectTemplate(deps.views, event);
+          if (category === 'suppression') return projectSuppression(deps.views, event);
           if (category === 'contact') return forgetContactEmails(deps.views, event);
           return projectEmail(deps.views, event);
         },
@@ -131,7 +163,17 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         ...(deps.relay === undefined ? {} : { relay: deps.relay }),
         outbox,
         retry,
+        tracking: {
+          mode: deps.tracking ?? 'ENABLED',
+          links: { publicUrl: deps.publicUrl, secrets: deps.secrets },
+        },
         accepted,
+        suppressionOf: async (projectId: string, email: string) => {
+          const found = await deps.views
+            .collection<SuppressionDocument>(SUPPRESSIONS)
+            .findOne({ _id: suppressionId(projectId, email), active: true });
+          return found?.reason ?? null;
+        },
       };
       // Two lanes on one SMTP pool: campaign email never holds transactional email back.
       workers = (['transactional', 'campaign'] as const).map((lane) =>
@@ -144,6 +186,12 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           handle: (event) => handleDelivery(deliveryDeps, event, lane),
         }),
       );
+      feedback = deps.bus.consume({
+        groupId: FEEDBACK_GROUP,
+        topics: ['email'],
+        concurrency: 8,
+        handle: (event) => suppressOnBounce(suppressions, event),
+      });
       scheduler = startTimerScheduler(
         { store: deps.store, views: deps.views, leases: deps.leases, logger: deps.logger },
         deps.timers,
@@ -152,6 +200,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     async stop() {
       await scheduler?.stop();
       for (const worker of workers) await worker.stop();
+      await feedback?.stop();
+      feedback = undefined;
       await projection?.stop();
       scheduler = undefined;
       workers = [];

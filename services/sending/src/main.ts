@@ -17,7 +17,7 @@ import {
 import { SmtpMailer } from '@stamp/platform';
 import { z } from 'zod';
 
-import { createSendingService } from './index.ts';
+import { createSendingService, sendingEnv } from './index.ts';
 
 /**
  * Environment of the sending process: the platform's, the port, where the contacts and domains
@@ -26,6 +26,7 @@ import { createSendingService } from './index.ts';
 const schema = processEnvSchema
   .extend({
     STAMP_PORT: portWithDefault(3004),
+    ...sendingEnv,
     STAMP_CONTACTS_URL: z.url(),
     STAMP_DOMAINS_URL: z.url(),
     STAMP_PUBLIC_URL: z.url(),
@@ -76,6 +77,7 @@ runService(
       sandboxDomain: env.STAMP_SANDBOX_DOMAIN,
       publicUrl: env.STAMP_PUBLIC_URL,
       secrets,
+      tracking: env.STAMP_TRACKING,
     });
     const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',

@@ -11,6 +11,10 @@
  * | EmailQueued (`email`)              | `email.sent` `{subject, templateId?}`: accepted    |
  * | EmailSent (`email`)                | `email.delivered`: the receiving server took it    |
  * | EmailFailed (`email`)              | `email.bounced` `{error}`: rejected or retries out |
+ * | EmailBounced (`email`)             | `email.bounced` `{bounceType, responseCode?, error}`|
+ * | EmailSuppressed (`email`)          | `email.suppressed` `{reason}`: not sent            |
+ * | EmailOpened (`email`)              | `email.opened` `{automated, automatedReason?}`     |
+ * | EmailClicked (`email`)             | `email.clicked` `{url, automated, automatedReason?}`|
  * | ContactSubscribed (`contact`)      | `contact.subscribed`                               |
  * | ContactUnsubscribed (`contact`)    | `contact.unsubscribed`                             |
  * | ContactDeleted (`contact`)         | the contact's items are removed                    |
@@ -169,6 +173,43 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
           emailId,
           data: { error: maskAddresses(typed.data.error) },
         };
+      case 'EmailBounced':
+        return {
+          kind: 'outcome',
+          ...base,
+          type: 'email.bounced',
+          emailId,
+          data: {
+            bounceType: typed.data.bounceType,
+            ...(typed.data.responseCode === undefined
+              ? {}
+              : { responseCode: typed.data.responseCode }),
+            error: maskAddresses(typed.data.diagnostic),
+          },
+        };
+      case 'EmailSuppressed':
+        return {
+          kind: 'outcome',
+          ...base,
+          type: 'email.suppressed',
+          emailId,
+          data: { reason: typed.data.reason },
+        };
+      case 'EmailOpened':
+      case 'EmailClicked': {
+        const { automated, automatedReason } = typed.data;
+        return {
+          kind: 'outcome',
+          ...base,
+          type: typed.type === 'EmailOpened' ? 'email.opened' : 'email.clicked',
+          emailId,
+          data: {
+            ...(typed.type === 'EmailClicked' ? { url: typed.data.url } : {}),
+            automated,
+            ...(automatedReason === undefined ? {} : { automatedReason }),
+          },
+        };
+      }
       default:
         return NONE;
     }

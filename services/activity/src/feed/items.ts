@@ -6,7 +6,10 @@
  */
 import type { ViewCollection, ViewDocument, ViewStore } from '@stamp/platform';
 
-/** Activity item types of the API reference, in its order. */
+/**
+ * Activity item types of the API reference, in its order, and `email.suppressed` (reference,
+ * "Suppressions").
+ */
 export const ACTIVITY_TYPES = [
   'event.triggered',
   'email.sent',
@@ -22,6 +25,7 @@ export const ACTIVITY_TYPES = [
   'campaign.scheduled',
   'workflow.started',
   'workflow.completed',
+  'email.suppressed',
 ] as const;
 
 /** An activity item type (API reference, "System events and activity"). */

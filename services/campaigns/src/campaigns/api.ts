@@ -7,6 +7,7 @@ import {
   type AwaitViews,
   type CampaignContent,
   type CampaignEmailsApi,
+  DELIVERED_STATUSES,
   EMAILS_VIEW,
   type EmailViewDocument,
   type SegmentsApi,
@@ -194,21 +195,53 @@ export function campaignsRouter(deps: CampaignsRouterDeps): Router {
     res.json({ success: true, emailId });
   });
 
+  /**
+   * Opens or clicks of a campaign's emails: unique (emails with at least one) and total, in all
+   * and a person's and automated ones apart.
+   */
+  async function engagement(campaignId: string, kind: 'Opens' | 'Clicks') {
+    const human = `human${kind}`;
+    const automated = `automated${kind}`;
+    const some = (field: string) => ({ campaignId, [field]: { $gt: 0 } });
+    const [unique, humanUnique, automatedUnique, totals] = await Promise.all([
+      emails.countDocuments({ campaignId, $or: [some(human), some(automated)] }),
+      emails.countDocuments(some(human)),
+      emails.countDocuments(some(automated)),
+      emails.aggregate<{ human: number; automated: number }>([
+        { $match: { campaignId, $or: [some(human), some(automated)] } },
+        {
+          $group: { _id: null, human: { $sum: `$${human}` }, automated: { $sum: `$${automated}` } },
+        },
+      ]),
+    ]);
+    const humanTotal = totals[0]?.human ?? 0;
+    const automatedTotal = totals[0]?.automated ?? 0;
+    return {
+      unique,
+      total: humanTotal + automatedTotal,
+      human: { unique: humanUnique, total: humanTotal },
+      automated: { unique: automatedUnique, total: automatedTotal },
+    };
+  }
+
   router.get('/campaigns/:id/stats', async (req, res) => {
     const { projectId } = caller(res);
     const campaign = await view(projectId, req.params.id);
     const campaignId = campaign._id;
-    const [sent, queued, delivered, failed] = await Promise.all([
+    const [sent, queued, delivered, failed, bounced, opens, clicks] = await Promise.all([
       emails.countDocuments({ campaignId }),
       emails.countDocuments({ campaignId, status: 'QUEUED' }),
-      emails.countDocuments({ campaignId, status: 'SENT' }),
+      emails.countDocuments({ campaignId, status: { $in: [...DELIVERED_STATUSES] } }),
       emails.countDocuments({ campaignId, status: 'FAILED' }),
+      emails.countDocuments({ campaignId, status: 'BOUNCED' }),
+      engagement(campaignId, 'Opens'),
+      engagement(campaignId, 'Clicks'),
     ]);
-    // Fed by the deliverability events of later releases; 0 until they exist.
-    const bounced = 0;
+    // Fed by the complaint events of a later release; 0 until they exist.
     const complained = 0;
-    const opened = 0;
-    const clicked = 0;
+    // Opened and clicked count people: automated opens and clicks are apart in `opens`/`clicks`.
+    const opened = opens.human.unique;
+    const clicked = clicks.human.unique;
     const unsubscribed = 0;
     res.json({
       campaignId,
@@ -223,6 +256,8 @@ export function campaignsRouter(deps: CampaignsRouterDeps): Router {
       opened,
       clicked,
       unsubscribed,
+      opens,
+      clicks,
       rates: {
         delivery: rate(delivered, sent),
         failure: rate(failed, sent),

@@ -11,7 +11,9 @@
  *   `projectId`, nothing personal) that no later write revives;
  * - `EventTracked` raises `events.<name>` (first, last: `$min`/`$max` of the event times; count:
  *   `$inc`, guarded by the log position of the last one counted);
- * - `EmailQueued` / `EmailSent` raise the last time of `emails.sent` / `emails.delivery` (`$max`);
+ * - `EmailQueued` / `EmailSent` / `EmailOpened` / `EmailClicked` / `EmailBounced` raise the last
+ *   time of `emails.sent` / `.delivery` / `.open` / `.click` / `.bounce` (`$max`; automated opens
+ *   and clicks none);
  * - `SegmentMembersAdded` / `SegmentMembersRemoved` / `SegmentDeleted` add and remove the
  *   segment's id in `segments` (`$addToSet` / `$pull`).
  * Each write is idempotent: replays and redeliveries change nothing.
@@ -23,6 +25,7 @@ import {
   entityIdOf,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
+  type EngagementEventData,
   type EventTrackedEventData,
 } from '@stamp/contracts';
 import {
@@ -139,10 +142,32 @@ function contactUpdate(event: ContactEventOf, at: string): Update | 'delete' | u
 }
 
 /** Email event types and the email activity they record. */
-export const EMAIL_ACTIVITY_OF: Readonly<Record<string, 'sent' | 'delivery'>> = {
+const EMAIL_ACTIVITY_OF: Readonly<
+  Record<string, 'sent' | 'delivery' | 'open' | 'click' | 'bounce'>
+> = {
   EmailQueued: 'sent',
   EmailSent: 'delivery',
+  EmailBounced: 'bounce',
+  EmailOpened: 'open',
+  EmailClicked: 'click',
 };
+
+/**
+ * The email activity (`email.<kind>` of the filter language) an email event records, or
+ * undefined. Opens and clicks that look automated (a privacy proxy, a link scanner) are not
+ * engagement and record nothing.
+ */
+export function emailActivityOf(
+  event: Pick<RecordedEvent, 'type' | 'data'>,
+): 'sent' | 'delivery' | 'open' | 'click' | 'bounce' | undefined {
+  const activity = Object.hasOwn(EMAIL_ACTIVITY_OF, event.type)
+    ? EMAIL_ACTIVITY_OF[event.type]
+    : undefined;
+  if (activity === 'open' || activity === 'click') {
+    return (event.data as EngagementEventData).automated ? undefined : activity;
+  }
+  return activity;
+}
 
 /**
  * Applies one event to the audience view (see the module comment). Events of erased subjects
@@ -203,7 +228,7 @@ export async function projectAudience(views: ViewStore, event: RecordedEvent): P
   }
 
   if (category === EMAIL_STREAM_CATEGORY) {
-    const activity = EMAIL_ACTIVITY_OF[event.type];
+    const activity = emailActivityOf(event);
     const contactId = event.metadata.subjectId;
     if (activity === undefined || contactId === undefined) return;
     await upsert(

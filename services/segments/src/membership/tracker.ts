@@ -46,7 +46,7 @@ import {
 import {
   type AudienceView,
   audienceView,
-  EMAIL_ACTIVITY_OF,
+  emailActivityOf,
   liveContacts,
 } from '../audience/projection.ts';
 import {
@@ -158,7 +158,7 @@ function contactsOf(event: RecordedEvent): string[] {
       return event.type === 'EventTracked' ? [(event.data as EventTrackedEventData).contactId] : [];
     case EMAIL_STREAM_CATEGORY:
       // Only the email events the audience view records change a contact's summary.
-      return event.metadata.subjectId === undefined || !Object.hasOwn(EMAIL_ACTIVITY_OF, event.type)
+      return event.metadata.subjectId === undefined || emailActivityOf(event) === undefined
         ? []
         : [event.metadata.subjectId];
     case SEGMENT_CATEGORY: {

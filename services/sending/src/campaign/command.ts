@@ -93,6 +93,7 @@ export async function queueCampaignEmails(
         headers: emailHeaders(undefined, true, String(scope.unsubscribeUrl)),
         attachments: [],
         campaignId,
+        marketing: true,
         sandbox,
       },
     };

@@ -9,7 +9,10 @@ import { Router } from 'express';
 
 import { EMAILS, type EmailDocument } from '../views.ts';
 
-/** An email status as GET /emails/:id returns it. */
+/**
+ * An email status as GET /emails/:id returns it, with its opens and clicks (a person's and
+ * automated ones apart) and the first of each.
+ */
 export function toEmailResource(document: EmailDocument): Record<string, unknown> {
   return {
     id: document._id,
@@ -26,6 +29,11 @@ export function toEmailResource(document: EmailDocument): Record<string, unknown
     sentAt: document.sentAt,
     messageId: document.messageId,
     error: document.error,
+    ...(document.suppressed === undefined ? {} : { suppressed: document.suppressed }),
+    opens: { human: document.humanOpens ?? 0, automated: document.automatedOpens ?? 0 },
+    clicks: { human: document.humanClicks ?? 0, automated: document.automatedClicks ?? 0 },
+    firstOpenedAt: document.firstOpenedAt ?? null,
+    firstClickedAt: document.firstClickedAt ?? null,
   };
 }
 

@@ -35,6 +35,54 @@ describe('delivery decisions', () => {
     });
   });
 
+  const queued: EmailEvent = {
+    type: 'EmailQueued',
+    data: {
+      emailId: 'e1',
+      contactId: 'c1',
+      to: { email: 'gone@example.org' },
+      from: { email: 'news@example.com' },
+      subject: 'Hi',
+      html: '<p>Hi</p>',
+      headers: {},
+      attachments: [],
+      sandbox: false,
+    },
+  };
+
+  it('takes a permanent SMTP reply for a hard bounce of the recipient', () => {
+    const refused = { message: '550 5.1.1 no such user', transient: false, responseCode: 550 };
+    expect(decideFailure(given([queued]), refused, policy, now)).toEqual({
+      type: 'EmailBounced',
+      data: {
+        bounceType: 'hard',
+        source: 'smtp',
+        recipient: 'gone@example.org',
+        responseCode: 550,
+        diagnostic: '550 5.1.1 no such user',
+        bouncedAt: now.toISOString(),
+      },
+    });
+  });
+
+  it('retries a soft bounce, and takes it for a hard bounce once the retries are spent', () => {
+    const soft = { message: '452 mailbox full', transient: true, responseCode: 452 };
+    expect(decideFailure(given([queued]), soft, policy, now).type).toBe('EmailDeferred');
+    const twice: EmailEvent[] = [1, 2].map((attempt) => ({
+      type: 'EmailDeferred',
+      data: { attempt, error: '452', retryAt: '' },
+    }));
+    expect(decideFailure(given([queued, ...twice]), soft, policy, now)).toMatchObject({
+      type: 'EmailBounced',
+      data: { responseCode: 452, recipient: 'gone@example.org' },
+    });
+    // A relay that cannot be reached is no bounce: the email failed, the address is fine.
+    const unreachable = { message: 'ECONNREFUSED', transient: true };
+    expect(decideFailure(given([queued, ...twice]), unreachable, policy, now).type).toBe(
+      'EmailFailed',
+    );
+  });
+
   it('marks sent and failed emails done', () => {
     expect(
       given([

@@ -1,3 +1,9 @@
+import type {
+  EmailBouncedEventData,
+  EmailClickedEventData,
+  EmailOpenedEventData,
+  EmailSuppressedEventData,
+} from '@stamp/contracts';
 import type { MailAttachment } from '@stamp/platform';
 
 /** A mailbox in email events. */
@@ -23,6 +29,11 @@ export interface EmailQueuedData {
   /** Workflow and execution whose SEND_EMAIL step sent the email. */
   workflowId?: string;
   executionId?: string;
+  /**
+   * A campaign email or a MARKETING template's, which tracking mode MARKETING_ONLY tracks;
+   * absent on emails queued before it was recorded (then: whether it has a `campaignId`).
+   */
+  marketing?: boolean;
   /** Sandbox sender: only ever delivered to the local outbox. */
   sandbox: boolean;
 }
@@ -36,7 +47,11 @@ export type EmailEvent =
     }
   | { type: 'EmailDeferred'; data: { attempt: number; error: string; retryAt: string } }
   | { type: 'EmailRetryDue'; data: { attempt: number } }
-  | { type: 'EmailFailed'; data: { error: string; failedAt: string } };
+  | { type: 'EmailFailed'; data: { error: string; failedAt: string } }
+  | { type: 'EmailSuppressed'; data: EmailSuppressedEventData }
+  | { type: 'EmailBounced'; data: EmailBouncedEventData }
+  | { type: 'EmailOpened'; data: EmailOpenedEventData }
+  | { type: 'EmailClicked'; data: EmailClickedEventData };
 
 /** Delivery state of one email stream. */
 export interface EmailState {
@@ -58,8 +73,12 @@ export function evolveEmail(state: EmailState, event: EmailEvent): EmailState {
       return { ...state, attempts: event.data.attempt };
     case 'EmailSent':
     case 'EmailFailed':
+    case 'EmailSuppressed':
+    case 'EmailBounced':
       return { ...state, done: true };
     case 'EmailRetryDue':
+    case 'EmailOpened':
+    case 'EmailClicked':
       return state;
   }
 }
@@ -68,18 +87,35 @@ export function evolveEmail(state: EmailState, event: EmailEvent): EmailState {
 export const initialEmailState = (): EmailState => ({ queued: null, attempts: 0, done: false });
 
 /**
- * Decides the outcome of a failed delivery attempt: EmailDeferred with exponential backoff
- * (`baseMs * 2^(attempt-1)` ms), or EmailFailed for a permanent error or once `maxAttempts`
- * attempts failed. Pure.
+ * Decides the outcome of a failed delivery attempt (issue "Bounces and complaints"): a permanent
+ * SMTP reply (5xx) is a hard bounce (EmailBounced); a transient one (4xx, a soft bounce) or a
+ * connection failure is retried with exponential backoff (`baseMs * 2^(attempt-1)` ms, as
+ * EmailDeferred) until `maxAttempts` attempts failed, after which a soft bounce becomes a hard
+ * bounce and a connection failure EmailFailed. Any other permanent failure is EmailFailed. Pure.
  */
 export function decideFailure(
   state: EmailState,
-  failure: { message: string; transient: boolean },
+  failure: { message: string; transient: boolean; responseCode?: number | undefined },
   policy: { baseMs: number; maxAttempts: number },
   now: Date,
 ): EmailEvent {
   const attempt = state.attempts + 1;
-  if (!failure.transient || attempt >= policy.maxAttempts) {
+  const code = failure.responseCode;
+  const permanent = !failure.transient || attempt >= policy.maxAttempts;
+  if (permanent && code !== undefined && code >= 400 && code < 600 && state.queued !== null) {
+    return {
+      type: 'EmailBounced',
+      data: {
+        bounceType: 'hard',
+        source: 'smtp',
+        recipient: state.queued.to.email,
+        responseCode: code,
+        diagnostic: failure.message,
+        bouncedAt: now.toISOString(),
+      },
+    };
+  }
+  if (permanent) {
     return { type: 'EmailFailed', data: { error: failure.message, failedAt: now.toISOString() } };
   }
   const retryAt = new Date(now.getTime() + policy.baseMs * 2 ** (attempt - 1)).toISOString();

@@ -8,7 +8,8 @@ import {
   derivedId,
 } from '@stamp/platform';
 
-import { EMAILS } from '../views.ts';
+import { SUPPRESSIONS } from '../suppressions/projection.ts';
+import { EMAILS, type EmailDocument, laterStatus } from '../views.ts';
 import type { EmailEvent } from './events.ts';
 
 /** Deterministic id of the retry timer of `emailId`'s attempt `attempt`. */
@@ -16,7 +17,8 @@ export const retryTimerId = (emailId: string, attempt: number): string =>
   derivedId(`${emailId}:retry:${attempt}`);
 
 /**
- * Projects email events into the `emails` view (idempotent by stream revision) and, for
+ * Projects email events into the `emails` view (idempotent by stream revision; opens and clicks
+ * raise the status by rank and count a person's and automated ones apart) and, for
  * EmailDeferred, writes the retry timer into the `timers` view (only when the view moved, so a
  * replay does not re-arm a fired timer; a re-armed one would fire a duplicate event id anyway).
  */
@@ -42,6 +44,7 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
             subject: data.subject,
             templateId: data.templateId ?? null,
             campaignId: data.campaignId ?? null,
+            workflowId: data.workflowId ?? null,
             sandbox: data.sandbox,
             status: 'QUEUED',
             attempts: 0,
@@ -112,6 +115,56 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
     case 'EmailRetryDue':
       await applyAtRevision(emails, emailId, event.revision, { $set: {} }, false);
       return;
+    case 'EmailBounced':
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        { $set: { status: 'BOUNCED', error: typed.data.diagnostic, nextRetryAt: null } },
+        false,
+      );
+      return;
+    case 'EmailSuppressed':
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        {
+          $set: {
+            status: 'FAILED',
+            suppressed: typed.data.reason,
+            error: `The address is suppressed (${typed.data.reason})`,
+            nextRetryAt: null,
+          },
+        },
+        false,
+      );
+      return;
+    case 'EmailOpened':
+    case 'EmailClicked': {
+      const open = typed.type === 'EmailOpened';
+      const at = typed.type === 'EmailOpened' ? typed.data.openedAt : typed.data.clickedAt;
+      const kind = open ? 'Opens' : 'Clicks';
+      const [first, last] = open
+        ? (['firstOpenedAt', 'lastOpenedAt'] as const)
+        : (['firstClickedAt', 'lastClickedAt'] as const);
+      // The status moves up the ranks only (API reference, "Enums"); this group is the
+      // document's only writer, so the read and the write cannot interleave with another.
+      const current = await views.collection<EmailDocument>(EMAILS).findOne({ _id: emailId });
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        {
+          $set: { status: laterStatus(current?.status, open ? 'OPENED' : 'CLICKED') },
+          $inc: { [typed.data.automated ? `automated${kind}` : `human${kind}`]: 1 },
+          $min: { [first]: at },
+          $max: { [last]: at },
+        },
+        false,
+      );
+      return;
+    }
     default:
       return;
   }
@@ -120,8 +173,9 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
 /**
  * On ContactDeleted (stream `contact-<id>`, owned by the contacts service), removes the
  * contact's emails from the `emails` view and their captured copies (list documents and message
- * parts) from the local outbox: they hold its address and messages (architecture brief,
- * "Privacy"). Idempotent.
+ * parts) from the local outbox, and the suppressions its bounces and complaints made: they hold
+ * its address and messages (architecture brief, "Privacy"; their events are erased with it).
+ * Idempotent.
  */
 export async function forgetContactEmails(views: ViewStore, event: RecordedEvent): Promise<void> {
   if (event.type !== 'ContactDeleted') return;
@@ -131,4 +185,5 @@ export async function forgetContactEmails(views: ViewStore, event: RecordedEvent
     await deleteOutboxMessage(views, email._id);
   }
   await emails.deleteMany({ contactId });
+  await views.collection(SUPPRESSIONS).deleteMany({ contactId });
 }

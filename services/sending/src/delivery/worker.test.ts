@@ -6,6 +6,7 @@ import {
   openEmbeddedPlatform,
   type RecordedEvent,
   SmtpMailer,
+  Secrets,
   type StreamAppend,
 } from '@stamp/platform';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
@@ -15,6 +16,10 @@ import { emailStream } from './events.ts';
 import { handleDelivery } from './worker.ts';
 
 const noDomains: DomainsApi = { senderDomain: () => Promise.resolve(null) };
+const NO_TRACKING = {
+  mode: 'DISABLED' as const,
+  links: { publicUrl: 'http://localhost', secrets: new Secrets('x'.repeat(32)) },
+};
 
 describe('delivery worker', () => {
   it('records an accepted delivery whose first record failed, without sending it again', async () => {
@@ -67,6 +72,8 @@ describe('delivery worker', () => {
       relay,
       outbox: relay,
       retry: DEFAULT_RETRY,
+      tracking: NO_TRACKING,
+      suppressionOf: () => Promise.resolve(null),
       accepted: new Map(),
     };
     try {
@@ -126,6 +133,8 @@ describe('delivery worker', () => {
       relay,
       outbox: relay,
       retry: DEFAULT_RETRY,
+      tracking: NO_TRACKING,
+      suppressionOf: () => Promise.resolve(null),
       accepted: new Map(),
     };
     try {

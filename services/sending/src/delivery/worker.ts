@@ -11,6 +11,13 @@ import {
 } from '@stamp/platform';
 
 import type { RetryPolicy } from '../deps.ts';
+import type { SuppressionReason } from '../suppressions/events.ts';
+import {
+  instrumentHtml,
+  isTracked,
+  type TrackingLinks,
+  type TrackingMode,
+} from '../tracking/links.ts';
 import {
   decideFailure,
   type EmailEvent,
@@ -28,13 +35,29 @@ export interface DeliveryDeps {
   outbox: Mailer;
   retry: RetryPolicy;
   /**
+   * Why `email` is on `projectId`'s suppression list, or null when it is not (API reference,
+   * "Suppressions"): such an email is never handed to SMTP.
+   */
+  suppressionOf(projectId: string, email: string): Promise<SuppressionReason | null>;
+  /** Open and click tracking: the mode, and where the links point and what signs them. */
+  tracking: { mode: TrackingMode; links: TrackingLinks };
+  /**
    * Deliveries the receiving side accepted whose EmailSent could not be recorded yet, by email id
    * (kept by the worker across retries of the same event): they are recorded, never sent again.
    */
   accepted: Map<string, DeliveryReceipt & { transport: 'smtp' | 'outbox' }>;
 }
 
-function outgoing(queued: EmailQueuedData, projectId: string): OutgoingMessage {
+/** The message of `queued`, its HTML with the open pixel and click links when it is tracked. */
+function outgoing(
+  queued: EmailQueuedData,
+  projectId: string,
+  tracking: DeliveryDeps['tracking'],
+): OutgoingMessage {
+  const marketing = queued.marketing ?? queued.campaignId !== undefined;
+  const html = isTracked(tracking.mode, marketing)
+    ? instrumentHtml(queued.html, queued.emailId, tracking.links)
+    : queued.html;
   return {
     emailId: queued.emailId,
     projectId,
@@ -48,7 +71,7 @@ function outgoing(queued: EmailQueuedData, projectId: string): OutgoingMessage {
     },
     ...(queued.replyTo === undefined ? {} : { replyTo: queued.replyTo }),
     subject: queued.subject,
-    html: queued.html,
+    html,
     headers: queued.headers,
     attachments: queued.attachments,
   };
@@ -65,8 +88,10 @@ export type DeliveryLane = 'transactional' | 'campaign';
  * "Delivery"): acts only when the
  * triggering event is still the last of its stream (no outcome recorded after it), so an email id
  * is never sent again after its 250 was recorded; picks the outbox (sandbox or no relay) or the
- * relay, DKIM-signs with the verified sender domain's key, and appends EmailSent, EmailDeferred
- * (transient failure, exponential backoff) or EmailFailed with the stream's expected revision.
+ * relay, adds open and click tracking when the mode says so, DKIM-signs with the verified
+ * sender domain's key, and appends EmailSent, EmailDeferred (transient failure, exponential
+ * backoff), EmailBounced (a permanent SMTP reply: a hard bounce) or EmailFailed with the stream's
+ * expected revision. An address on the suppression list is not sent to: EmailSuppressed.
  */
 export async function handleDelivery(
   deps: DeliveryDeps,
@@ -89,7 +114,7 @@ export async function handleDelivery(
   const queued = state.queued;
   if (queued === null || state.done || laneOf(queued) !== lane) return;
   const projectId = event.metadata.projectId ?? '';
-  const message = outgoing(queued, projectId);
+  const message = outgoing(queued, projectId, deps.tracking);
   const domain = await deps.domains.senderDomain(projectId, queued.from.email);
   if (domain?.verified === true) message.dkim = domain.dkim;
   const useOutbox = queued.sandbox || deps.relay === undefined;
@@ -131,6 +156,16 @@ export async function handleDelivery(
     },
   });
   const unrecorded = deps.accepted.get(queued.emailId);
+  if (unrecorded === undefined) {
+    const reason = await deps.suppressionOf(projectId, queued.to.email);
+    if (reason !== null) {
+      await record({
+        type: 'EmailSuppressed',
+        data: { reason, suppressedAt: new Date().toISOString() },
+      });
+      return;
+    }
+  }
   if (unrecorded !== undefined) {
     // Accepted earlier, but recording it failed: record it now, never send it again.
     await record(sent(unrecorded));
@@ -155,7 +190,7 @@ export async function handleDelivery(
     if (deps.accepted.has(queued.emailId)) throw error;
     const failure =
       error instanceof DeliveryError
-        ? { message: error.message, transient: error.transient }
+        ? { message: error.message, transient: error.transient, responseCode: error.responseCode }
         : { message: error instanceof Error ? error.message : String(error), transient: true };
     const outcome = decideFailure(state, failure, deps.retry, new Date());
     deps.logger.warn(

@@ -191,6 +191,7 @@ export async function send(
         headers: emailHeaders(body.headers, resolved.marketing, String(scope.unsubscribeUrl)),
         attachments: (body.attachments ?? []).map((attachment) => ({ ...attachment })),
         ...(resolved.templateId === undefined ? {} : { templateId: resolved.templateId }),
+        marketing: resolved.marketing,
         sandbox,
       },
     };

@@ -98,6 +98,7 @@ export async function queueWorkflowEmail(
       templateId: template._id,
       workflowId: input.workflowId,
       executionId: input.executionId,
+      marketing: resolved.marketing,
       sandbox: domainOf(resolved.from.email) === deps.sandboxDomain.toLowerCase(),
     },
   };

@@ -7,6 +7,7 @@
 import {
   CONTACT_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
+  type EngagementEventData,
   entityIdOf,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
@@ -61,8 +62,10 @@ export interface NamedEvent {
 
 /**
  * The name and data of a recorded event (null: it has none): a tracked event's own name;
- * `contact.subscribed` / `contact.unsubscribed`; `email.sent` (EmailQueued) and `email.delivery`
- * (EmailSent); `segment.<slug>.entry` / `.exit`.
+ * `contact.subscribed` / `contact.unsubscribed`; `email.sent` (EmailQueued), `email.delivery`
+ * (EmailSent), `email.open` and `email.click` (a person's only, not automated ones),
+ * `email.bounce` (EmailBounced);
+ * `segment.<slug>.entry` / `.exit`.
  */
 export function namedEvent(event: RecordedEvent): NamedEvent | null {
   if (event.erased === true) return null;
@@ -119,6 +122,35 @@ export function namedEvent(event: RecordedEvent): NamedEvent | null {
             name: 'email.delivery',
             data: { emailId: entityIdOf(event.streamId) },
           };
+    case 'EmailBounced':
+      return event.metadata.subjectId === undefined
+        ? null
+        : {
+            ...base,
+            contactId: event.metadata.subjectId,
+            name: 'email.bounce',
+            data: { emailId: entityIdOf(event.streamId), bounceType: data.bounceType },
+          };
+    case 'EmailOpened':
+    case 'EmailClicked': {
+      // Automated opens and clicks (privacy proxies, link scanners) are not engagement.
+      const engagement = data as unknown as EngagementEventData;
+      if (engagement.automated || event.metadata.subjectId === undefined) return null;
+      const { emailId, subject, templateId, campaignId, workflowId } = engagement;
+      return {
+        ...base,
+        contactId: event.metadata.subjectId,
+        name: event.type === 'EmailOpened' ? 'email.open' : 'email.click',
+        data: {
+          emailId,
+          subject,
+          ...(templateId === undefined ? {} : { templateId }),
+          ...(campaignId === undefined ? {} : { campaignId }),
+          ...(workflowId === undefined ? {} : { workflowId }),
+          ...(event.type === 'EmailClicked' ? { url: data.url } : {}),
+        },
+      };
+    }
     default:
       return null;
   }
