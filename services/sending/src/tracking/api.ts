@@ -45,6 +45,9 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
 /** Longest User-Agent kept in an event, in characters. */
 const USER_AGENT_CHARS = 512;
 
+/** Events read before the one the view reflects: enough to see the clicks of the last seconds. */
+const RECENT_EVENTS = 16;
+
 /** Appends tried when another open or click of the same email raced this one. */
 const APPEND_ATTEMPTS = 5;
 
@@ -71,8 +74,10 @@ export function trackingRouter(deps: TrackingRouterDeps): Router {
   const emails = deps.views.collection<EmailDocument>(EMAILS);
 
   /**
-   * Appends the event `decide` makes from the email's view document and its events after
-   * EmailQueued, at the revision read (retried when another request appended first).
+   * Appends the event `decide` makes from the email's view document and the stream's last
+   * events (from a few before the revision the document reflects: never the EmailQueued, which
+   * holds the whole message, nor a long history of opens), at the revision read (retried when
+   * another request appended first).
    */
   async function record(
     emailId: string,
@@ -82,8 +87,8 @@ export function trackingRouter(deps: TrackingRouterDeps): Router {
     const email = await emails.findOne({ _id: emailId });
     if (email === null) return;
     for (let attempt = 1; attempt <= APPEND_ATTEMPTS; attempt += 1) {
-      // From revision 1: the EmailQueued at 0, which holds the whole message, is not needed.
-      const events = await deps.store.readStream(emailStream(emailId), 1);
+      const from = Math.max(1, email.revision - RECENT_EVENTS);
+      const events = await deps.store.readStream(emailStream(emailId), from);
       if (events.some((event) => event.erased === true)) return;
       const revision = events.at(-1)?.revision ?? 0;
       const append = decisionAppend(emailStream(emailId), revision, [decide(email, events)], {
@@ -164,8 +169,8 @@ export function trackingRouter(deps: TrackingRouterDeps): Router {
     await recordSafely('click', link.emailId, req, res, (email, events) => {
       const at = now();
       const sent = events.find((event) => event.type === 'EmailSent');
-      const sentAt =
-        sent === undefined ? null : Date.parse((sent.data as EmailSentEventData).sentAt);
+      const sentText = sent === undefined ? email.sentAt : (sent.data as EmailSentEventData).sentAt;
+      const sentAt = sentText === null ? null : Date.parse(sentText);
       const earlier = events
         .filter((event) => event.type === 'EmailClicked')
         .map((event) => {

@@ -21,8 +21,8 @@ describe('automated opens and clicks', () => {
     expect(clickAutomation(person, soon, [])).toBe('soon-after-delivery');
     const later = { ...soon, at: sentAt + SCANNER_WINDOW_MS };
     expect(clickAutomation(person, later, [])).toBeNull();
-    // Not delivered yet (outcome not recorded): no delivery time to compare with.
-    expect(clickAutomation(person, { ...soon, sentAt: null }, [])).toBeNull();
+    // The delivery is not even recorded yet: the click came with it.
+    expect(clickAutomation(person, { ...later, sentAt: null }, [])).toBe('soon-after-delivery');
   });
 
   it('take another link clicked moments after one for a scanner following every link', () => {

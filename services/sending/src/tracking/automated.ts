@@ -42,8 +42,9 @@ export function openAutomation(request: TrackingRequest): AutomatedReason | null
 
 /**
  * Why a click looks automated, or null for a person's: the request itself, a click within
- * {@link SCANNER_WINDOW_MS} of delivery (`sentAt`, ms since the epoch, null when not delivered
- * yet), or another link of the email followed less than {@link LINK_BURST_MS} before.
+ * {@link SCANNER_WINDOW_MS} of delivery (`sentAt`, ms since the epoch; null when the delivery is
+ * not recorded yet, so the click came with it), or another link of the email followed less than
+ * {@link LINK_BURST_MS} before.
  */
 export function clickAutomation(
   request: TrackingRequest,
@@ -52,7 +53,7 @@ export function clickAutomation(
 ): AutomatedReason | null {
   const reason = requestReason(request);
   if (reason !== null) return reason;
-  if (click.sentAt !== null && click.at - click.sentAt < SCANNER_WINDOW_MS) {
+  if (click.sentAt === null || click.at - click.sentAt < SCANNER_WINDOW_MS) {
     return 'soon-after-delivery';
   }
   const burst = earlier.some(
