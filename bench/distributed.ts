@@ -128,6 +128,7 @@ const env = {
   STAMP_BOOTSTRAP_SECRET_KEY: KEYS.secretKey,
   STAMP_BOOTSTRAP_PUBLIC_KEY: KEYS.publicKey,
   OTEL_SDK_DISABLED: 'true',
+  STAMP_INBOUND_SMTP_PORT: '0',
 };
 const running: Running[] = [];
 const start = async (name: string, extra: Record<string, string> = {}): Promise<Running> => {

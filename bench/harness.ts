@@ -106,6 +106,7 @@ export function startStamp(
     STAMP_BOOTSTRAP_SECRET_KEY: KEYS.secretKey,
     STAMP_BOOTSTRAP_PUBLIC_KEY: KEYS.publicKey,
     STAMP_RATE_LIMIT_PER_MINUTE: '100000000',
+    STAMP_INBOUND_SMTP_PORT: '0',
     ...env,
   }).then((running) => Object.assign(running, { dataDir }));
 }

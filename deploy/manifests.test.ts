@@ -46,6 +46,14 @@ const PROCESSES: Readonly<Record<string, number>> = {
   workflows: 3009,
 };
 const PROCESS_NAMES = Object.keys(PROCESSES);
+/**
+ * Ports a process serves besides HTTP, reached from outside through a Service of their own
+ * (`<process>-inbound`): the sending process's inbound SMTP listener of bounce and complaint
+ * reports.
+ */
+const INBOUND_PORTS: Readonly<Record<string, { name: string; port: number }>> = {
+  sending: { name: 'smtp', port: 2525 },
+};
 /** Processes scaled horizontally (an HPA in production); the relay is not one of them. */
 const STATELESS = [
   'gateway',
@@ -570,7 +578,22 @@ function checkInvariants(resources: readonly Resource[]): string[] {
       problems.push(`${where}: runs ${args}`);
     }
     const ports = asArray(c.ports, `${where}.ports`);
-    const port = only(ports, `port in ${where}`);
+    const inbound = INBOUND_PORTS[name];
+    const port = only(
+      ports.filter((p) => inbound === undefined || at(p, 'name') !== inbound.name),
+      `HTTP port in ${where}`,
+    );
+    if (inbound !== undefined) {
+      const extra = ports.find((p) => at(p, 'name') === inbound.name);
+      if (at(extra ?? {}, 'containerPort') !== inbound.port) {
+        problems.push(`${where}: no ${inbound.name} port ${inbound.port}`);
+      }
+      const outside = ofKind('Service').find((s) => nameOf(s) === `${name}-inbound`);
+      const targets = asArray(at(outside?.body ?? {}, 'spec.ports') ?? [], `${name}-inbound`);
+      if (!targets.some((p) => at(p, 'targetPort') === inbound.name)) {
+        problems.push(`${where}: no Service ${name}-inbound to its ${inbound.name} port`);
+      }
+    }
     const containerPort = at(port, 'containerPort');
     const portName = text(at(port, 'name'));
     if (containerPort !== PROCESSES[name]) problems.push(`${where}: port ${show(containerPort)}`);
@@ -609,7 +632,9 @@ function checkInvariants(resources: readonly Resource[]): string[] {
     if (!selects(at(deployment.body, 'spec.selector.matchLabels'))) {
       problems.push(`${where}: its selector does not match its pod labels`);
     }
-    const services = ofKind('Service').filter((s) => selects(at(s.body, 'spec.selector')));
+    const services = ofKind('Service').filter(
+      (s) => selects(at(s.body, 'spec.selector')) && nameOf(s) !== `${name}-inbound`,
+    );
     const service = services.find((s) => nameOf(s) === name);
     if (service === undefined || services.length !== 1) {
       problems.push(`${where}: not selected by exactly one Service, named ${name}`);
@@ -932,12 +957,15 @@ describe('docker-compose.yml', () => {
     expect([...checkEnv(name, env, name), ...checkServiceUrls(env, name)]).toEqual([]);
   });
 
-  it("sends mail to the catcher and publishes no Stamp port but the gateway's", () => {
+  it("sends mail to the catcher and publishes no Stamp port but the gateway's and inbound SMTP", () => {
     const smtp = composeEnv(asObject(services.sending, 'sending')).get('STAMP_SMTP_URL') ?? '';
     const host = /^smtp:\/\/([^:/]+)/.exec(smtp)?.[1] ?? '';
     expect(imageOf(services[host])).toMatch(/mailpit/);
     for (const name of PROCESS_NAMES.filter((n) => n !== 'gateway')) {
-      expect(at(services[name], 'ports')).toBeUndefined();
+      const inbound = INBOUND_PORTS[name];
+      expect(at(services[name], 'ports')).toEqual(
+        inbound === undefined ? undefined : [`${inbound.port}:${inbound.port}`],
+      );
     }
   });
 

@@ -9,6 +9,7 @@ import { Ajv, type ValidateFunction } from '../../platform/node_modules/ajv/dist
 import type { RecordedEvent } from '../../platform/src/event-store/event-store.ts';
 import { evolve as evolveJob, initialJob } from '../../../services/contacts/src/jobs/events.ts';
 import { decide as decideJob, queueBulk } from '../../../services/contacts/src/jobs/decide.ts';
+import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
 import {
   decideFailure,
   evolveEmail,
@@ -487,7 +488,8 @@ describe('the events the services really append', () => {
 
 /**
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
- * a permanent delivery failure (after 8 attempts in production), a hard bounce and a failed job.
+ * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint and a
+ * failed job.
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -515,6 +517,11 @@ function builtEvents(): { type: string; event: object }[] {
     { baseMs: 1000, maxAttempts: 8 },
     new Date(),
   );
+  const complained = decideReport(
+    { kind: 'complaint', feedbackType: 'abuse', userAgent: 'ExampleFBL/1.0' },
+    { recipient: 'annoyed@example.org', bounced: false, complained: false },
+    new Date(),
+  ) ?? { type: 'none', data: {} };
   const queued = queueBulk('bulk-delete', ['c1']);
   const [jobFailed] = decideJob(evolveJob(initialJob(), queued), {
     type: 'FailJob',
@@ -527,6 +534,7 @@ function builtEvents(): { type: string; event: object }[] {
     },
     { type: failed.type, event: sample(failed.type, failed.data) },
     { type: bounced.type, event: sample(bounced.type, bounced.data) },
+    { type: complained.type, event: sample(complained.type, complained.data) },
     { type: jobFailed!.type, event: sample(jobFailed!.type, jobFailed!.data) },
   ];
 }

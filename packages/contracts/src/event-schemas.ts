@@ -666,13 +666,32 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       'The bounce.',
       {
         bounceType: oneOfStrings(['hard'], 'Kind of bounce.'),
-        source: oneOfStrings(['smtp'], 'Where the bounce was learnt: the SMTP reply at delivery.'),
+        source: oneOfStrings(
+          ['smtp', 'dsn'],
+          'Where the bounce was learnt: the SMTP reply at delivery, or a DSN (RFC 3464).',
+        ),
         recipient: nonEmpty('The refused address.'),
-        responseCode: count('SMTP reply code (RFC 5321).'),
+        responseCode: count('SMTP reply code at delivery (RFC 5321).'),
+        status: text('Enhanced status code of a DSN (RFC 3463).'),
         diagnostic: text("The server's reply."),
         bouncedAt: dateTime('Time of the bounce'),
       },
       ['bounceType', 'source', 'recipient', 'diagnostic', 'bouncedAt'],
+    ),
+  ),
+  EmailComplained: v1(
+    'email',
+    'The recipient reported the email as unwanted (an ARF report, RFC 5965); the address is ' +
+      'suppressed and the contact unsubscribed.',
+    object(
+      'The complaint.',
+      {
+        feedbackType: nonEmpty('Feedback-Type of the report, for example `abuse`.'),
+        userAgent: text("User-Agent of the report: the provider's software."),
+        recipient: nonEmpty('The address that complained.'),
+        complainedAt: dateTime('Time the report arrived'),
+      },
+      ['feedbackType', 'recipient', 'complainedAt'],
     ),
   ),
   EmailSuppressed: v1(

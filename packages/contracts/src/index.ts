@@ -66,6 +66,11 @@ export interface ContactsApi {
 export interface SenderDomain {
   domain: string;
   verified: boolean;
+  /**
+   * Host of the domain's return path (`<returnPathSubdomain>.<domain>`, whose MX points at
+   * Stamp's inbound listener): the envelope sender of its email is a VERP address there.
+   */
+  returnPath: string;
   dkim: { domainName: string; keySelector: string; privateKey: string };
 }
 

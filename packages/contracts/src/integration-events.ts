@@ -90,8 +90,8 @@ export interface TrackedEventStreamEvents {
  * Stream category of emails: one stream per email, `email-<emailId>` (`emailId` is the id
  * POST /v1/send returned). Order within a stream: `EmailQueued` first, then any number of
  * `EmailDeferred` / `EmailRetryDue`, then at most one outcome, `EmailSent`, `EmailFailed`,
- * `EmailBounced` or `EmailSuppressed`;
- * after `EmailSent`, any number of `EmailOpened` / `EmailClicked`.
+ * `EmailBounced` or `EmailSuppressed`; after `EmailSent`, any number of `EmailOpened` /
+ * `EmailClicked`, at most one `EmailBounced` (a later DSN) and at most one `EmailComplained`.
  */
 export const EMAIL_STREAM_CATEGORY = 'email';
 
@@ -154,19 +154,39 @@ export interface EmailFailedEventData {
 /**
  * Data of `EmailBounced`: the recipient's server refused the email for good (a hard bounce):
  * a permanent SMTP reply at delivery, or transient ones until the retries ran out (`source`
- * `smtp`). The address is suppressed and the contact unsubscribed.
+ * `smtp`), or a delivery status notification with a 5.x.x status sent back to the email's VERP
+ * return path (`source` `dsn`, RFC 3464). The address is suppressed and the contact
+ * unsubscribed.
  */
 export interface EmailBouncedEventData {
   bounceType: 'hard';
-  source: 'smtp';
+  source: 'smtp' | 'dsn';
   /** The refused address. */
   recipient: string;
-  /** The SMTP reply code (RFC 5321 §4.2). */
+  /** The SMTP reply code (RFC 5321 §4.2), at delivery. */
   responseCode?: number;
+  /** The enhanced status code of a DSN (RFC 3463), for example `5.1.1`. */
+  status?: string;
   /** The server's reply (it may quote the address). */
   diagnostic: string;
   /** ISO 8601 time of the bounce. */
   bouncedAt: string;
+}
+
+/**
+ * Data of `EmailComplained`: the recipient reported the email as unwanted, in an abuse report
+ * (RFC 5965, ARF) sent back to its VERP return path. The address is suppressed and the contact
+ * unsubscribed.
+ */
+export interface EmailComplainedEventData {
+  /** `Feedback-Type` of the report, for example `abuse`. */
+  feedbackType: string;
+  /** `User-Agent` of the report: the provider's software. */
+  userAgent?: string;
+  /** The address that complained. */
+  recipient: string;
+  /** ISO 8601 time the report arrived. */
+  complainedAt: string;
 }
 
 /** Data of `EmailSuppressed`: the address is on the project's suppression list; not sent. */
@@ -224,6 +244,7 @@ export interface EmailStreamEvents {
   EmailSent: EmailSentEventData;
   EmailFailed: EmailFailedEventData;
   EmailBounced: EmailBouncedEventData;
+  EmailComplained: EmailComplainedEventData;
   EmailSuppressed: EmailSuppressedEventData;
   EmailOpened: EmailOpenedEventData;
   EmailClicked: EmailClickedEventData;

@@ -99,12 +99,16 @@ export const EMAIL_STATUSES = [
 /** An email status. */
 export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 
-/** The statuses of an email the receiving side accepted (delivered, and maybe opened since). */
+/**
+ * The statuses of an email the receiving side accepted and kept (delivered, and maybe opened or
+ * complained about since; a bounce reported later means it was not delivered after all).
+ */
 export const DELIVERED_STATUSES: readonly EmailStatus[] = [
   'SENT',
   'DELIVERED',
   'OPENED',
   'CLICKED',
+  'COMPLAINED',
 ];
 
 /** An email as other services read it (campaign stats). */

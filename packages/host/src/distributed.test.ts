@@ -6,7 +6,9 @@ import type { AddressInfo } from 'node:net';
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { describeWith, engineUrl, KAFKA, MONGODB } from '@stamp/testkit/engines.ts';
 import { fetchJson, freePort } from '@stamp/testkit/net.ts';
+import { arfReport } from '@stamp/testkit/reports.ts';
 import { parseMessage, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import nodemailer from 'nodemailer';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 const brokers = engineUrl(KAFKA, 'distributed end-to-end');
@@ -145,6 +147,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
   let collector: Awaited<ReturnType<typeof startCollector>>;
   const processes = new Map<string, StampProcess>();
   let gateway = '';
+  let inboundPort = 0;
   const call = (method: string, path: string, body?: unknown, key = KEYS.secret) =>
     fetchJson(`${gateway}${path}`, { method, key, body });
 
@@ -152,12 +155,15 @@ describeWith(engines)('distributed mode, one process per service', () => {
     dns = await startDnsServer({});
     sink = await startSmtpSink({ rejectRecipients: ['bounce@example.org'] });
     collector = await startCollector();
+    inboundPort = await freePort();
     const ports = new Map<string, number>();
     for (const name of SERVICES) ports.set(name, await freePort());
     const urlOf = (name: string): string => `http://127.0.0.1:${ports.get(name)}`;
     const database = `stamp_e2e_${randomUUID().slice(0, 8)}`;
     const env: Record<string, string> = {
       STAMP_LOG_LEVEL: 'warn',
+      // Only the sending process has an inbound SMTP listener.
+      STAMP_INBOUND_SMTP_PORT: String(inboundPort),
       STAMP_DATA_DIR: temporaryDirectory('stamp-distributed-'),
       STAMP_EVENT_STORE: 'embedded',
       STAMP_BUS: 'kafka',
@@ -397,7 +403,37 @@ describeWith(engines)('distributed mode, one process per service', () => {
       'bounce@example.org',
     ]);
     expect((await call('DELETE', '/suppressions/blocked@example.org')).status).toBe(204);
-  }, 60_000);
+
+    // A complaint about an email, delivered to its VERP return path at the sending process.
+    const mail = await call('POST', '/v1/send', {
+      to: 'reader@example.org',
+      from: 'hello@distributed.test',
+      subject: 'Complain',
+      body: '<p>Hi</p>',
+      subscribed: true,
+    });
+    const emailId = (mail.body as { data: { emails: { email: string }[] } }).data.emails[0]!.email;
+    await until(() => emailIdsOf(sink).includes(emailId), 30_000);
+    const returnPath =
+      sink.messages.find((message) => message.envelope.to.includes('reader@example.org'))?.envelope
+        .from ?? '';
+    const transport = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: inboundPort,
+      secure: false,
+      ignoreTLS: true,
+    });
+    await transport.sendMail({
+      envelope: { from: 'fbl@isp.example.net', to: returnPath },
+      raw: arfReport(returnPath, 'reader@example.org'),
+    });
+    transport.close();
+    await until(async () => {
+      const email = (await call('GET', `/emails/${emailId}`)).body as { status?: string };
+      return email.status === 'COMPLAINED';
+    }, 30_000);
+    await until(async () => (await listed()).some((entry) => entry.reason === 'COMPLAINT'), 30_000);
+  }, 90_000);
 
   it('routes /workflows through the gateway to the workflows process', async () => {
     const created = await call('POST', '/workflows', { name: 'Welcome', eventName: 'signed-up' });

@@ -47,6 +47,22 @@ describe('Secrets', () => {
     }
   });
 
+  it('makes short hex tags and checks them in any case, refusing others', () => {
+    const tag = secrets.tag('verp', 'e1');
+    expect(tag).toMatch(/^[0-9a-f]{20}$/);
+    expect(secrets.tag('verp', 'e1')).toBe(tag);
+    expect(secrets.verifyTag('verp', 'e1', tag)).toBe(true);
+    expect(secrets.verifyTag('verp', 'e1', tag.toUpperCase())).toBe(true);
+    expect(secrets.verifyTag('verp', 'e2', tag)).toBe(false);
+    expect(secrets.verifyTag('other', 'e1', tag)).toBe(false);
+    expect(other.verifyTag('verp', 'e1', tag)).toBe(false);
+    expect(secrets.verifyTag('verp', 'e1', tag.slice(0, 14))).toBe(false);
+    expect(secrets.verifyTag('verp', 'e1', `${tag.slice(0, -1)}g`)).toBe(false);
+    expect(secrets.verifyTag('verp', 'e1', '')).toBe(false);
+    expect(secrets.tag('verp', 'e1', 32)).toMatch(/^[0-9a-f]{64}$/);
+    expect(() => secrets.tag('verp', 'e1', 4)).toThrow(RangeError);
+  });
+
   it('seals and opens; the sealed text is not the plaintext and differs every time', () => {
     const pem = '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n';
     const sealed = secrets.seal('dkim', pem);

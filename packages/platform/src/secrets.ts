@@ -37,7 +37,8 @@ function unb64(text: string): Buffer | null {
  * Signs and seals with keys derived from one master secret.
  *
  * - `sign`/`verify`: a URL-safe token `<base64url payload>.<base64url HMAC-SHA256>`; the MAC
- *   covers the purpose and the payload with a key derived for the purpose ("sign:" + purpose).
+ *   covers the purpose and the payload with a key derived for the purpose ("sign:" + purpose);
+ * - `tag`/`verifyTag`: the same MAC, truncated and in hex, for short signed identifiers;
  * - `seal`/`open`: AES-256-GCM with a random 12-byte IV and a key derived for the purpose
  *   ("seal:" + purpose); output `v1.<iv>.<ciphertext>.<tag>` (each base64url).
  */
@@ -97,6 +98,29 @@ export class Secrets {
     if (b64(payload) !== parts[0] || b64(given) !== parts[1]) return null;
     if (!timingSafeEqual(given, this.mac(purpose, payload))) return null;
     return payload.toString('utf8');
+  }
+
+  /**
+   * A short MAC of `payload` for `purpose`: the first `bytes` bytes (8 to 32) of its HMAC-SHA256,
+   * as lower-case hex, for signed identifiers that must stay short (a VERP address's local part
+   * has at most 64 octets, RFC 5321 §4.5.3.1.1).
+   * @throws RangeError for `bytes` outside 8..32.
+   */
+  tag(purpose: string, payload: string, bytes = 10): string {
+    if (!Number.isInteger(bytes) || bytes < 8 || bytes > MAC_BYTES) {
+      throw new RangeError('a tag has 8 to 32 bytes');
+    }
+    return this.mac(purpose, Buffer.from(payload, 'utf8')).subarray(0, bytes).toString('hex');
+  }
+
+  /** Whether `tag` is {@link tag} of `payload` for `purpose` (hex, any case; constant time). */
+  verifyTag(purpose: string, payload: string, tag: string): boolean {
+    if (typeof tag !== 'string' || !/^[0-9a-fA-F]{16,64}$/.test(tag) || tag.length % 2 !== 0) {
+      return false;
+    }
+    const given = Buffer.from(tag, 'hex');
+    const expected = this.mac(purpose, Buffer.from(payload, 'utf8')).subarray(0, given.length);
+    return timingSafeEqual(given, expected);
   }
 
   /** Encrypts `plaintext` for `purpose`: `v1.<iv>.<ciphertext>.<tag>` (base64url parts). */

@@ -16,7 +16,7 @@ import { CONTACT_CATEGORY } from './contacts/events.ts';
 import {
   CONTACTS_FEEDBACK_GROUP,
   CONTACTS_FEEDBACK_TOPICS,
-  unsubscribeOnBounce,
+  unsubscribeOnFeedback,
 } from './contacts/feedback.ts';
 import {
   CONTACTS_VIEW,
@@ -57,7 +57,7 @@ export interface ContactsServiceDeps extends ServiceDeps {
  * ContactsApi used by sending; `publicRouter` serves the subscription pages of the signed links
  * in emails without an API key; `start()` creates the view indexes and starts the
  * `contacts-view` consumer (topic `contact`) and the `contacts-feedback` consumer (topic
- * `email`: a hard bounce unsubscribes its contact); `projections()` returns them for
+ * `email`: a hard bounce or a complaint unsubscribes its contact); `projections()` returns them for
  * read-your-writes.
  * Tracked events (streams `trackedEvent-<id>`) are read and deleted through the /events routes of
  * `createTrackedEvents`, whose `tracked-events-view` consumer is among `projections()`.
@@ -127,7 +127,7 @@ export function createContactsService(
         deps.bus.consume({
           groupId: CONTACTS_FEEDBACK_GROUP,
           topics: CONTACTS_FEEDBACK_TOPICS,
-          handle: (event) => unsubscribeOnBounce(commands, event),
+          handle: (event) => unsubscribeOnFeedback(commands, event),
           concurrency: 8,
         }),
       ];

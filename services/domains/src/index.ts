@@ -123,6 +123,7 @@ export function createDomainsService(
       return {
         domain: found.domain,
         verified: found.verified,
+        returnPath: `${config.returnPathSubdomain}.${found.domain}`,
         dkim: {
           domainName: found.domain,
           keySelector: found.selector,

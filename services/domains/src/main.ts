@@ -10,14 +10,19 @@ import {
   runService,
 } from '@stamp/host';
 import { DnsResolver } from '@stamp/platform';
+import { z } from 'zod';
 
 import { createDomainsService } from './index.ts';
 
-/** Environment of the domains process: the platform's, the port, the DNS servers it checks. */
+/**
+ * Environment of the domains process: the platform's, the port, the DNS servers it checks, and
+ * the public URL, whose host receives the return paths' mail (their MX record).
+ */
 const schema = processEnvSchema
   .extend({
     STAMP_PORT: portWithDefault(3003),
     STAMP_DNS_SERVERS: commaList,
+    STAMP_PUBLIC_URL: z.url().optional(),
   })
   .superRefine(checkAdapters);
 
@@ -30,7 +35,14 @@ runService(
   schema,
   ({ env, deps, secrets }) => {
     const resolver = new DnsResolver({ servers: env.STAMP_DNS_SERVERS });
-    const domains = createDomainsService({ ...deps, resolver, secrets });
+    const domains = createDomainsService({
+      ...deps,
+      resolver,
+      secrets,
+      ...(env.STAMP_PUBLIC_URL === undefined
+        ? {}
+        : { options: { mxHost: new URL(env.STAMP_PUBLIC_URL).hostname } }),
+    });
     const methods: (keyof DomainsApi)[] = ['senderDomain'];
     return {
       module: domains,

@@ -63,7 +63,13 @@ export function createServices(
 
   const accounts = createAccountsService(base);
   const contacts = createContactsService({ ...base, resolver, secrets });
-  const domains = createDomainsService({ ...base, resolver, secrets });
+  // The return paths' MX: the host that runs the inbound SMTP listener, as recipients reach it.
+  const domains = createDomainsService({
+    ...base,
+    resolver,
+    secrets,
+    options: { mxHost: new URL(publicUrl).hostname },
+  });
   const relay =
     config.STAMP_SMTP_URL === undefined
       ? undefined
@@ -82,6 +88,10 @@ export function createServices(
     publicUrl,
     secrets,
     tracking: config.STAMP_TRACKING,
+    inbound: {
+      host: config.STAMP_INBOUND_SMTP_HOST ?? config.STAMP_HOST,
+      port: config.STAMP_INBOUND_SMTP_PORT,
+    },
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));

@@ -31,6 +31,8 @@ export async function startTestStamp(
     STAMP_BOOTSTRAP_SECRET_KEY: TEST_KEYS.secretKey,
     STAMP_BOOTSTRAP_PUBLIC_KEY: TEST_KEYS.publicKey,
     STAMP_LOG_LEVEL: 'silent',
+    // No inbound SMTP listener unless a test asks for one on a port of its own.
+    STAMP_INBOUND_SMTP_PORT: '0',
     ...env,
     STAMP_DATA_DIR: dataDir,
   });
@@ -87,7 +89,7 @@ export async function startProcess(
 ): Promise<ChildProcess> {
   const child = spawn(process.execPath, [...nodeArgs, 'services/lite/src/main.ts'], {
     cwd: process.cwd(),
-    env: { ...process.env, ...env },
+    env: { ...process.env, STAMP_INBOUND_SMTP_PORT: '0', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -42,6 +42,11 @@ export interface SendingDeps extends ServiceDeps {
   retry?: Partial<RetryPolicy>;
   /** Open and click tracking of the projects' email (default `ENABLED`). */
   tracking?: TrackingMode;
+  /**
+   * Where the inbound SMTP listener of bounce and complaint reports listens; absent or port 0:
+   * no listener.
+   */
+  inbound?: { host: string; port: number };
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
   timers?: TimerSettings;
 }

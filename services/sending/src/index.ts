@@ -26,7 +26,8 @@ import { trackingRouter } from './tracking/api.ts';
 import { suppressionsRouter } from './suppressions/api.ts';
 import { suppressionCommands } from './suppressions/commands.ts';
 import { suppressionId } from './suppressions/events.ts';
-import { FEEDBACK_GROUP, suppressOnBounce } from './suppressions/feedback.ts';
+import { FEEDBACK_GROUP, suppressOnFeedback } from './suppressions/feedback.ts';
+import { type InboundListener, startInboundListener } from './inbound/listener.ts';
 import {
   createSuppressionIndexes,
   projectSuppression,
@@ -64,8 +65,9 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
  * public tracking routes /t/o/:token and /t/c/:token (open pixel, click redirect); projections of
  * the `templates`, `emails`, `timers` and `suppressions` views (group `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
- * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced
- * addresses (group `sending-feedback`); and a TimerScheduler for retries.
+ * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
+ * complaining addresses (group `sending-feedback`); the inbound SMTP listener of bounce and
+ * complaint reports (when `inbound` names a port); and a TimerScheduler for retries.
  */
 export function createSendingService(deps: SendingDeps): ServiceModule & { api: SendingApi } {
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
@@ -110,6 +112,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
 
   let projection: Consumer | undefined;
   let feedback: Consumer | undefined;
+  let listener: InboundListener | undefined;
   let workers: Consumer[] = [];
   let scheduler: TimerScheduler | undefined;
 
@@ -163,6 +166,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         ...(deps.relay === undefined ? {} : { relay: deps.relay }),
         outbox,
         retry,
+        secrets: deps.secrets,
         tracking: {
           mode: deps.tracking ?? 'ENABLED',
           links: { publicUrl: deps.publicUrl, secrets: deps.secrets },
@@ -190,14 +194,26 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         groupId: FEEDBACK_GROUP,
         topics: ['email'],
         concurrency: 8,
-        handle: (event) => suppressOnBounce(suppressions, event),
+        handle: (event) => suppressOnFeedback(suppressions, event),
       });
+      if (deps.inbound !== undefined && deps.inbound.port !== 0) {
+        listener = await startInboundListener({
+          store: deps.store,
+          views: deps.views,
+          secrets: deps.secrets,
+          logger: deps.logger,
+          host: deps.inbound.host,
+          port: deps.inbound.port,
+        });
+      }
       scheduler = startTimerScheduler(
         { store: deps.store, views: deps.views, leases: deps.leases, logger: deps.logger },
         deps.timers,
       );
     },
     async stop() {
+      await listener?.close();
+      listener = undefined;
       await scheduler?.stop();
       for (const worker of workers) await worker.stop();
       await feedback?.stop();

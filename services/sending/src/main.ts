@@ -78,6 +78,10 @@ runService(
       publicUrl: env.STAMP_PUBLIC_URL,
       secrets,
       tracking: env.STAMP_TRACKING,
+      inbound: {
+        host: env.STAMP_INBOUND_SMTP_HOST ?? env.STAMP_HOST,
+        port: env.STAMP_INBOUND_SMTP_PORT,
+      },
     });
     const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',

@@ -41,8 +41,8 @@ const domains: DomainsApi = {
       privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     };
     const known: Record<string, SenderDomain> = {
-      'example.test': { domain, verified: true, dkim: key },
-      'unverified.test': { domain, verified: false, dkim: key },
+      'example.test': { domain, verified: true, returnPath: `bounce.${domain}`, dkim: key },
+      'unverified.test': { domain, verified: false, returnPath: `bounce.${domain}`, dkim: key },
     };
     return Promise.resolve(projectId === 'p1' ? (known[domain] ?? null) : null);
   },

@@ -12,6 +12,7 @@
  * | EmailSent (`email`)                | `email.delivered`: the receiving server took it    |
  * | EmailFailed (`email`)              | `email.bounced` `{error}`: rejected or retries out |
  * | EmailBounced (`email`)             | `email.bounced` `{bounceType, responseCode?, error}`|
+ * | EmailComplained (`email`)          | `email.complained` `{feedbackType}`                |
  * | EmailSuppressed (`email`)          | `email.suppressed` `{reason}`: not sent            |
  * | EmailOpened (`email`)              | `email.opened` `{automated, automatedReason?}`     |
  * | EmailClicked (`email`)             | `email.clicked` `{url, automated, automatedReason?}`|
@@ -186,6 +187,14 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
               : { responseCode: typed.data.responseCode }),
             error: maskAddresses(typed.data.diagnostic),
           },
+        };
+      case 'EmailComplained':
+        return {
+          kind: 'outcome',
+          ...base,
+          type: 'email.complained',
+          emailId,
+          data: { feedbackType: typed.data.feedbackType },
         };
       case 'EmailSuppressed':
         return {

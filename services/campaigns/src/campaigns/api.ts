@@ -228,17 +228,18 @@ export function campaignsRouter(deps: CampaignsRouterDeps): Router {
     const { projectId } = caller(res);
     const campaign = await view(projectId, req.params.id);
     const campaignId = campaign._id;
-    const [sent, queued, delivered, failed, bounced, opens, clicks] = await Promise.all([
-      emails.countDocuments({ campaignId }),
-      emails.countDocuments({ campaignId, status: 'QUEUED' }),
-      emails.countDocuments({ campaignId, status: { $in: [...DELIVERED_STATUSES] } }),
-      emails.countDocuments({ campaignId, status: 'FAILED' }),
-      emails.countDocuments({ campaignId, status: 'BOUNCED' }),
-      engagement(campaignId, 'Opens'),
-      engagement(campaignId, 'Clicks'),
-    ]);
-    // Fed by the complaint events of a later release; 0 until they exist.
-    const complained = 0;
+    const [sent, queued, delivered, failed, bounced, complained, opens, clicks] = await Promise.all(
+      [
+        emails.countDocuments({ campaignId }),
+        emails.countDocuments({ campaignId, status: 'QUEUED' }),
+        emails.countDocuments({ campaignId, status: { $in: [...DELIVERED_STATUSES] } }),
+        emails.countDocuments({ campaignId, status: 'FAILED' }),
+        emails.countDocuments({ campaignId, status: 'BOUNCED' }),
+        emails.countDocuments({ campaignId, status: 'COMPLAINED' }),
+        engagement(campaignId, 'Opens'),
+        engagement(campaignId, 'Clicks'),
+      ],
+    );
     // Opened and clicked count people: automated opens and clicks are apart in `opens`/`clicks`.
     const opened = opens.human.unique;
     const clicked = clicks.human.unique;

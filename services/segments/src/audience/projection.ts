@@ -11,9 +11,9 @@
  *   `projectId`, nothing personal) that no later write revives;
  * - `EventTracked` raises `events.<name>` (first, last: `$min`/`$max` of the event times; count:
  *   `$inc`, guarded by the log position of the last one counted);
- * - `EmailQueued` / `EmailSent` / `EmailOpened` / `EmailClicked` / `EmailBounced` raise the last
- *   time of `emails.sent` / `.delivery` / `.open` / `.click` / `.bounce` (`$max`; automated opens
- *   and clicks none);
+ * - `EmailQueued` / `EmailSent` / `EmailOpened` / `EmailClicked` / `EmailBounced` /
+ *   `EmailComplained` raise the last time of `emails.sent` / `.delivery` / `.open` / `.click` /
+ *   `.bounce` / `.complaint` (`$max`; automated opens and clicks none);
  * - `SegmentMembersAdded` / `SegmentMembersRemoved` / `SegmentDeleted` add and remove the
  *   segment's id in `segments` (`$addToSet` / `$pull`).
  * Each write is idempotent: replays and redeliveries change nothing.
@@ -143,11 +143,12 @@ function contactUpdate(event: ContactEventOf, at: string): Update | 'delete' | u
 
 /** Email event types and the email activity they record. */
 const EMAIL_ACTIVITY_OF: Readonly<
-  Record<string, 'sent' | 'delivery' | 'open' | 'click' | 'bounce'>
+  Record<string, 'sent' | 'delivery' | 'open' | 'click' | 'bounce' | 'complaint'>
 > = {
   EmailQueued: 'sent',
   EmailSent: 'delivery',
   EmailBounced: 'bounce',
+  EmailComplained: 'complaint',
   EmailOpened: 'open',
   EmailClicked: 'click',
 };
@@ -159,7 +160,7 @@ const EMAIL_ACTIVITY_OF: Readonly<
  */
 export function emailActivityOf(
   event: Pick<RecordedEvent, 'type' | 'data'>,
-): 'sent' | 'delivery' | 'open' | 'click' | 'bounce' | undefined {
+): 'sent' | 'delivery' | 'open' | 'click' | 'bounce' | 'complaint' | undefined {
   const activity = Object.hasOwn(EMAIL_ACTIVITY_OF, event.type)
     ? EMAIL_ACTIVITY_OF[event.type]
     : undefined;

@@ -1,6 +1,7 @@
 import type {
   EmailBouncedEventData,
   EmailClickedEventData,
+  EmailComplainedEventData,
   EmailOpenedEventData,
   EmailSuppressedEventData,
 } from '@stamp/contracts';
@@ -50,6 +51,7 @@ export type EmailEvent =
   | { type: 'EmailFailed'; data: { error: string; failedAt: string } }
   | { type: 'EmailSuppressed'; data: EmailSuppressedEventData }
   | { type: 'EmailBounced'; data: EmailBouncedEventData }
+  | { type: 'EmailComplained'; data: EmailComplainedEventData }
   | { type: 'EmailOpened'; data: EmailOpenedEventData }
   | { type: 'EmailClicked'; data: EmailClickedEventData };
 
@@ -79,6 +81,7 @@ export function evolveEmail(state: EmailState, event: EmailEvent): EmailState {
     case 'EmailRetryDue':
     case 'EmailOpened':
     case 'EmailClicked':
+    case 'EmailComplained':
       return state;
   }
 }

@@ -115,15 +115,35 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
     case 'EmailRetryDue':
       await applyAtRevision(emails, emailId, event.revision, { $set: {} }, false);
       return;
-    case 'EmailBounced':
+    case 'EmailBounced': {
+      // A DSN may come after a complaint, which ranks higher.
+      const current = await views.collection<EmailDocument>(EMAILS).findOne({ _id: emailId });
       await applyAtRevision(
         emails,
         emailId,
         event.revision,
-        { $set: { status: 'BOUNCED', error: typed.data.diagnostic, nextRetryAt: null } },
+        {
+          $set: {
+            status: laterStatus(current?.status, 'BOUNCED'),
+            error: typed.data.diagnostic,
+            nextRetryAt: null,
+          },
+        },
         false,
       );
       return;
+    }
+    case 'EmailComplained': {
+      const current = await views.collection<EmailDocument>(EMAILS).findOne({ _id: emailId });
+      await applyAtRevision(
+        emails,
+        emailId,
+        event.revision,
+        { $set: { status: laterStatus(current?.status, 'COMPLAINED') } },
+        false,
+      );
+      return;
+    }
     case 'EmailSuppressed':
       await applyAtRevision(
         emails,

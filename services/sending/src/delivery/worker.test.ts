@@ -73,6 +73,7 @@ describe('delivery worker', () => {
       outbox: relay,
       retry: DEFAULT_RETRY,
       tracking: NO_TRACKING,
+      secrets: NO_TRACKING.links.secrets,
       suppressionOf: () => Promise.resolve(null),
       accepted: new Map(),
     };
@@ -134,6 +135,7 @@ describe('delivery worker', () => {
       outbox: relay,
       retry: DEFAULT_RETRY,
       tracking: NO_TRACKING,
+      secrets: NO_TRACKING.links.secrets,
       suppressionOf: () => Promise.resolve(null),
       accepted: new Map(),
     };

@@ -7,10 +7,12 @@ import {
   type Mailer,
   type OutgoingMessage,
   type RecordedEvent,
+  type Secrets,
   WrongExpectedRevisionError,
 } from '@stamp/platform';
 
 import type { RetryPolicy } from '../deps.ts';
+import { verpAddress } from '../inbound/verp.ts';
 import type { SuppressionReason } from '../suppressions/events.ts';
 import {
   instrumentHtml,
@@ -39,6 +41,8 @@ export interface DeliveryDeps {
    * "Suppressions"): such an email is never handed to SMTP.
    */
   suppressionOf(projectId: string, email: string): Promise<SuppressionReason | null>;
+  /** Signs the VERP return paths of emails from verified domains. */
+  secrets: Secrets;
   /** Open and click tracking: the mode, and where the links point and what signs them. */
   tracking: { mode: TrackingMode; links: TrackingLinks };
   /**
@@ -89,7 +93,7 @@ export type DeliveryLane = 'transactional' | 'campaign';
  * triggering event is still the last of its stream (no outcome recorded after it), so an email id
  * is never sent again after its 250 was recorded; picks the outbox (sandbox or no relay) or the
  * relay, adds open and click tracking when the mode says so, DKIM-signs with the verified
- * sender domain's key, and appends EmailSent, EmailDeferred (transient failure, exponential
+ * sender domain's key and sends from the email's VERP address on its return path, and appends EmailSent, EmailDeferred (transient failure, exponential
  * backoff), EmailBounced (a permanent SMTP reply: a hard bounce) or EmailFailed with the stream's
  * expected revision. An address on the suppression list is not sent to: EmailSuppressed.
  */
@@ -116,7 +120,12 @@ export async function handleDelivery(
   const projectId = event.metadata.projectId ?? '';
   const message = outgoing(queued, projectId, deps.tracking);
   const domain = await deps.domains.senderDomain(projectId, queued.from.email);
-  if (domain?.verified === true) message.dkim = domain.dkim;
+  if (domain?.verified === true) {
+    message.dkim = domain.dkim;
+    // Bounces and complaints come back to an address that names the email.
+    const returnPath = verpAddress(deps.secrets, queued.emailId, domain.returnPath);
+    if (returnPath !== null) message.envelopeFrom = returnPath;
+  }
   const useOutbox = queued.sandbox || deps.relay === undefined;
   const mailer = useOutbox ? deps.outbox : (deps.relay ?? deps.outbox);
 

@@ -30,9 +30,11 @@ class TableDomains implements DomainsApi {
     const domain = (address.split('@')[1] ?? '').toLowerCase();
     const dkim = { domainName: domain, keySelector: 'stamp', privateKey: '' };
     if (this.verified.get(projectId)?.has(domain) === true) {
-      return Promise.resolve({ domain, verified: true, dkim });
+      return Promise.resolve({ domain, verified: true, returnPath: `bounce.${domain}`, dkim });
     }
-    if (domain === 'pending.test') return Promise.resolve({ domain, verified: false, dkim });
+    if (domain === 'pending.test') {
+      return Promise.resolve({ domain, verified: false, returnPath: 'bounce.pending.test', dkim });
+    }
     return Promise.resolve(null);
   }
 }

@@ -64,7 +64,7 @@ export interface NamedEvent {
  * The name and data of a recorded event (null: it has none): a tracked event's own name;
  * `contact.subscribed` / `contact.unsubscribed`; `email.sent` (EmailQueued), `email.delivery`
  * (EmailSent), `email.open` and `email.click` (a person's only, not automated ones),
- * `email.bounce` (EmailBounced);
+ * `email.bounce` (EmailBounced), `email.complaint` (EmailComplained);
  * `segment.<slug>.entry` / `.exit`.
  */
 export function namedEvent(event: RecordedEvent): NamedEvent | null {
@@ -123,13 +123,14 @@ export function namedEvent(event: RecordedEvent): NamedEvent | null {
             data: { emailId: entityIdOf(event.streamId) },
           };
     case 'EmailBounced':
+    case 'EmailComplained':
       return event.metadata.subjectId === undefined
         ? null
         : {
             ...base,
             contactId: event.metadata.subjectId,
-            name: 'email.bounce',
-            data: { emailId: entityIdOf(event.streamId), bounceType: data.bounceType },
+            name: event.type === 'EmailBounced' ? 'email.bounce' : 'email.complaint',
+            data: { emailId: entityIdOf(event.streamId) },
           };
     case 'EmailOpened':
     case 'EmailClicked': {
