@@ -6,7 +6,7 @@
  * means on the email it names (EmailBounced, EmailComplained). A report that cannot be recorded
  * now is refused with 451, so its sender tries again.
  */
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 import {
   decisionAppend,
@@ -144,6 +144,10 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
         );
       });
     },
+  });
+  // Replies go out at once: with Nagle's algorithm a pipelining client waits for delayed ACKs.
+  server.server.on('connection', (socket: Socket) => {
+    socket.setNoDelay(true);
   });
   // A client that drops its connection mid-session is its own failure.
   server.on('error', (error) => {
