@@ -9,6 +9,11 @@ import { Ajv, type ValidateFunction } from '../../platform/node_modules/ajv/dist
 import type { RecordedEvent } from '../../platform/src/event-store/event-store.ts';
 import { evolve as evolveJob, initialJob } from '../../../services/contacts/src/jobs/events.ts';
 import { decide as decideJob, queueBulk } from '../../../services/contacts/src/jobs/decide.ts';
+import { initialProjectState } from '../../../services/accounts/src/projects/events.ts';
+import {
+  decideProtection,
+  decideReinstate,
+} from '../../../services/accounts/src/protection/decide.ts';
 import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
 import {
   decideFailure,
@@ -488,8 +493,8 @@ describe('the events the services really append', () => {
 
 /**
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
- * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint and a
- * failed job.
+ * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint, a
+ * project's suspension and reinstatement, and a failed job.
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -522,6 +527,16 @@ function builtEvents(): { type: string; event: object }[] {
     { recipient: 'annoyed@example.org', bounced: false, complained: false },
     new Date(),
   ) ?? { type: 'none', data: {} };
+  const project = { ...initialProjectState, exists: true, name: 'P', ownerId: 'u1' };
+  const [suspended] = decideProtection(
+    project,
+    { sends: 600, bounces: 90, complaints: 0 },
+    new Date(),
+  );
+  const [reinstated] = decideReinstate(
+    { ...project, suspension: suspended?.type === 'ProjectSuspended' ? suspended.data : null },
+    new Date(),
+  );
   const queued = queueBulk('bulk-delete', ['c1']);
   const [jobFailed] = decideJob(evolveJob(initialJob(), queued), {
     type: 'FailJob',
@@ -535,6 +550,8 @@ function builtEvents(): { type: string; event: object }[] {
     { type: failed.type, event: sample(failed.type, failed.data) },
     { type: bounced.type, event: sample(bounced.type, bounced.data) },
     { type: complained.type, event: sample(complained.type, complained.data) },
+    { type: suspended!.type, event: sample(suspended!.type, suspended!.data) },
+    { type: reinstated!.type, event: sample(reinstated!.type, reinstated!.data) },
     { type: jobFailed!.type, event: sample(jobFailed!.type, jobFailed!.data) },
   ];
 }

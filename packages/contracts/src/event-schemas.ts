@@ -389,6 +389,25 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       secretKeyHint: text('Short hint of the secret key.'),
     }),
   ),
+  ProjectSuspended: v1(
+    'project',
+    "The project's bounce or complaint rate over its window passed the threshold: its sends " +
+      'are refused (403 PROJECT_DISABLED) until it is reinstated.',
+    object('The rates the suspension was decided on.', {
+      reason: oneOfStrings(['BOUNCE_RATE', 'COMPLAINT_RATE'], 'Which rate passed its threshold.'),
+      sends: count('Emails sent in the window.'),
+      bounces: count('Hard bounces among them.'),
+      complaints: count('Complaints among them.'),
+      bounceRate: { type: 'number', minimum: 0, description: 'Bounces / sends (0..1).' },
+      complaintRate: { type: 'number', minimum: 0, description: 'Complaints / sends (0..1).' },
+      suspendedAt: dateTime('Time of the suspension'),
+    }),
+  ),
+  ProjectReinstated: v1(
+    'project',
+    'The project may send again; its rates are measured afresh from then.',
+    object('The reinstatement.', { reinstatedAt: dateTime('Time of the reinstatement') }),
+  ),
 
   // contacts: contact
   ContactCreated: v1(

@@ -21,7 +21,7 @@ export type RoutedService = (typeof ROUTED_SERVICES)[number];
 
 /** Path prefixes of each service's authenticated routes (spec parts 1–6). */
 export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> = {
-  accounts: ['/users'],
+  accounts: ['/users', '/projects'],
   contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
   domains: ['/domains'],
   sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions'],

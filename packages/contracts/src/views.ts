@@ -77,6 +77,19 @@ export interface ContactViewDocument {
   updatedAt: string;
 }
 
+/** Collection of projects (owner: accounts service); sending reads whether one is suspended. */
+export const PROJECTS_VIEW = 'projects';
+/** A project as other services read it. */
+export interface ProjectViewDocument {
+  _id: string;
+  [field: string]: unknown;
+  /**
+   * The suspension in force (project protection: a bounce or complaint rate over its
+   * threshold), or null; absent on projects never suspended.
+   */
+  suspension?: { reason: 'BOUNCE_RATE' | 'COMPLAINT_RATE'; suspendedAt: string } | null;
+}
+
 /** Collection of emails and their delivery status (owner: sending service). */
 export const EMAILS_VIEW = 'emails';
 

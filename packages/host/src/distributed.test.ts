@@ -433,6 +433,10 @@ describeWith(engines)('distributed mode, one process per service', () => {
       return email.status === 'COMPLAINED';
     }, 30_000);
     await until(async () => (await listed()).some((entry) => entry.reason === 'COMPLAINT'), 30_000);
+
+    // The security report is the accounts process's: another project's is refused, not unknown.
+    const security = await call('GET', '/projects/00000000-0000-7000-8000-000000000000/security');
+    expect(security.body).toMatchObject({ error: { code: 'PROJECT_ACCESS_DENIED' } });
   }, 90_000);
 
   it('routes /workflows through the gateway to the workflows process', async () => {

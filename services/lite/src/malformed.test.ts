@@ -94,6 +94,9 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'DELETE', path: '/suppressions/:id' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
   { method: 'GET', path: '/config' },
+  { method: 'GET', path: '/projects/:id/security' },
+  { method: 'GET', path: '/users/@me/projects/:id/security' },
+  { method: 'POST', path: '/projects/:id/security/reinstate' },
   // public subscription pages answer HTML, not the JSON envelope
   { method: 'GET', path: '/unsubscribe/:id', page: true },
   { method: 'POST', path: '/unsubscribe/:id', page: true },

@@ -20,6 +20,7 @@ import { forgetContactEmails, projectEmail } from './delivery/projection.ts';
 import { handleDelivery } from './delivery/worker.ts';
 import { sendRouter } from './send/api.ts';
 import { send, type SendResult } from './send/command.ts';
+import { assertProjectMaySend } from './send/project.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
 import { trackingRouter } from './tracking/api.ts';
@@ -129,6 +130,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     api: {
       send: (context, body) => send(sendDeps, context, body),
       checkSender: async (projectId, from) => {
+        await assertProjectMaySend(deps.views, projectId);
         await assertSenderAllowed(sendDeps, projectId, from);
         return null;
       },

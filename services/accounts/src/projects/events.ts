@@ -23,11 +23,49 @@ export interface ProjectKeysIssued {
   };
 }
 
+/** Why a project was suspended: which rate passed its threshold. */
+export type SuspensionReason = 'BOUNCE_RATE' | 'COMPLAINT_RATE';
+
+/** The rates a suspension was decided on, over the protection window. */
+export interface SuspensionData {
+  reason: SuspensionReason;
+  /** Emails sent in the window, and the bounces and complaints among them. */
+  sends: number;
+  bounces: number;
+  complaints: number;
+  /** Fractions (0..1). */
+  bounceRate: number;
+  complaintRate: number;
+  /** ISO 8601 time of the suspension. */
+  suspendedAt: string;
+}
+
+/**
+ * The project's bounce or complaint rate passed its threshold (issue "Bounces and complaints",
+ * project protection): its sends are refused with 403 PROJECT_DISABLED until it is reinstated.
+ */
+export interface ProjectSuspended {
+  type: 'ProjectSuspended';
+  data: SuspensionData;
+}
+
+/** The project may send again; rates are measured afresh from `reinstatedAt`. */
+export interface ProjectReinstated {
+  type: 'ProjectReinstated';
+  data: { reinstatedAt: string };
+}
+
 /** Every event of a project stream. */
-export type ProjectEvent = ProjectCreated | ProjectKeysIssued;
+export type ProjectEvent =
+  ProjectCreated | ProjectKeysIssued | ProjectSuspended | ProjectReinstated;
 
 /** Event types of project streams, to narrow recorded events. */
-export const PROJECT_EVENT_TYPES: readonly string[] = ['ProjectCreated', 'ProjectKeysIssued'];
+export const PROJECT_EVENT_TYPES: readonly string[] = [
+  'ProjectCreated',
+  'ProjectKeysIssued',
+  'ProjectSuspended',
+  'ProjectReinstated',
+];
 
 /** State of a project folded from its stream. */
 export interface ProjectState {
@@ -36,6 +74,10 @@ export interface ProjectState {
   ownerId: string | null;
   publicKeyHash: string | null;
   secretKeyHash: string | null;
+  /** The suspension in force, or null. */
+  suspension: SuspensionData | null;
+  /** When the project was last reinstated (rates count from then), or null. */
+  reinstatedAt: string | null;
 }
 
 /** State of a project with no events. */
@@ -45,6 +87,8 @@ export const initialProjectState: ProjectState = {
   ownerId: null,
   publicKeyHash: null,
   secretKeyHash: null,
+  suspension: null,
+  reinstatedAt: null,
 };
 
 /** Applies one event to the project state (pure). */
@@ -58,5 +102,9 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
         publicKeyHash: event.data.publicKeyHash,
         secretKeyHash: event.data.secretKeyHash,
       };
+    case 'ProjectSuspended':
+      return { ...state, suspension: event.data };
+    case 'ProjectReinstated':
+      return { ...state, suspension: null, reinstatedAt: event.data.reinstatedAt };
   }
 }

@@ -7,16 +7,16 @@ import {
   type ViewStore,
 } from '@stamp/platform';
 
-import type { KeyKind } from '@stamp/contracts';
+import { type KeyKind, PROJECTS_VIEW as PROJECTS_VIEW_NAME } from '@stamp/contracts';
 
-import { PROJECT_EVENT_TYPES, type ProjectEvent } from './events.ts';
+import { PROJECT_EVENT_TYPES, type ProjectEvent, type SuspensionData } from './events.ts';
 
 /** Consumer group of the accounts projection. */
 export const KEYS_GROUP = 'accounts-keys';
 /** View of the current API keys, one document per key hash. */
 export const API_KEYS_VIEW = 'api_keys';
 /** View of the projects. */
-export const PROJECTS_VIEW = 'projects';
+export const PROJECTS_VIEW = PROJECTS_VIEW_NAME;
 
 /** A current API key: `_id` is the SHA-256 hex hash of the key. */
 export interface ApiKeyView extends ViewDocument {
@@ -33,6 +33,8 @@ export interface ProjectView extends ViewDocument {
   createdAt: string;
   publicKeyHint: string | null;
   secretKeyHint: string | null;
+  /** The suspension in force (project protection), or null; absent when never suspended. */
+  suspension?: SuspensionData | null;
   /** Revision of the project stream this document reflects. */
   revision: number;
 }
@@ -101,6 +103,18 @@ export function projectsProjection(views: ViewStore): EventHandler {
         );
         return;
       }
+      case 'ProjectSuspended':
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
+          { $set: { suspension: event.data } },
+          false,
+        );
+        return;
+      case 'ProjectReinstated':
+        await applyAtRevision(projects, projectId, revision, { $set: { suspension: null } }, false);
+        return;
     }
   };
 }

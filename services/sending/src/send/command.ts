@@ -29,6 +29,7 @@ import {
   type TemplateDefaults,
 } from './decide.ts';
 import { stripHeaderControls } from './header-text.ts';
+import { assertProjectMaySend } from './project.ts';
 import type { SendBody } from './schema.ts';
 
 /** What a send needs. */
@@ -100,7 +101,8 @@ export function parseLiquid(source: string, kind: 'html' | 'text', field: string
  * POST /v1/send (spec part 4): resolves content and sender, checks the sender domain, then for
  * each recipient in order upserts the contact, renders subject and body, and appends EmailQueued
  * to `email-<newId()>`.
- * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 400 (marketing to an
+ * @throws ApiError 403 PROJECT_DISABLED (a suspended project), 404 TEMPLATE_NOT_FOUND, 403
+ * DOMAIN_NOT_VERIFIED, 400 (marketing to an
  * unsubscribed contact), 413 PAYLOAD_TOO_LARGE, 422 VALIDATION_ERROR.
  */
 export async function send(
@@ -109,6 +111,7 @@ export async function send(
   body: SendBody,
 ): Promise<SendResult> {
   const { projectId, requestId } = context;
+  await assertProjectMaySend(deps.views, projectId);
   let template: TemplateDefaults | null = null;
   if (body.template !== undefined) {
     const document = await findTemplate(deps.views, projectId, body.template);

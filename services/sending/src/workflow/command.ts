@@ -17,6 +17,7 @@ import { domainOf } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
 import { parseLiquid, render, type SendDeps } from '../send/command.ts';
 import { emailHeaders, resolveMessage } from '../send/decide.ts';
+import { assertProjectMaySend } from '../send/project.ts';
 import { stripHeaderControls } from '../send/header-text.ts';
 import { findTemplate } from '../templates/api.ts';
 import { assertSenderAllowed } from '../templates/commands.ts';
@@ -26,8 +27,8 @@ import { templateScope } from '../templates/render.ts';
  * Queues the email of a SEND_EMAIL step (see `WorkflowEmailsApi.queueWorkflowEmail`): stream
  * `email-<input.emailId>` appended with expected `no_stream`, so a repeated call finds it
  * (`existing`) instead of queueing it again.
- * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 DOMAIN_NOT_VERIFIED, 422 VALIDATION_ERROR (no
- *   sender, a template that does not render, an invalid custom address).
+ * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 PROJECT_DISABLED, 403 DOMAIN_NOT_VERIFIED, 422
+ *   VALIDATION_ERROR (no sender, a template that does not render, an invalid custom address).
  */
 export async function queueWorkflowEmail(
   deps: SendDeps,
@@ -47,6 +48,7 @@ export async function queueWorkflowEmail(
       ...(template.replyTo === undefined ? {} : { replyTo: template.replyTo }),
     },
   );
+  await assertProjectMaySend(deps.views, projectId);
   await assertSenderAllowed(deps, projectId, resolved.from.email);
   const contact = await deps.views
     .collection<ContactViewDocument & ViewDocument>(CONTACTS_VIEW)
