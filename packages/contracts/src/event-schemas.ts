@@ -686,8 +686,9 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       {
         bounceType: oneOfStrings(['hard'], 'Kind of bounce.'),
         source: oneOfStrings(
-          ['smtp', 'dsn'],
-          'Where the bounce was learnt: the SMTP reply at delivery, or a DSN (RFC 3464).',
+          ['smtp', 'dsn', 'sns'],
+          'Where the bounce was learnt: the SMTP reply at delivery, a DSN (RFC 3464), or an ' +
+            'Amazon SES notification through SNS.',
         ),
         recipient: nonEmpty('The refused address.'),
         responseCode: count('SMTP reply code at delivery (RFC 5321).'),

@@ -154,13 +154,13 @@ export interface EmailFailedEventData {
 /**
  * Data of `EmailBounced`: the recipient's server refused the email for good (a hard bounce):
  * a permanent SMTP reply at delivery, or transient ones until the retries ran out (`source`
- * `smtp`), or a delivery status notification with a 5.x.x status sent back to the email's VERP
- * return path (`source` `dsn`, RFC 3464). The address is suppressed and the contact
- * unsubscribed.
+ * `smtp`), a delivery status notification with a 5.x.x status sent back to the email's VERP
+ * return path (`source` `dsn`, RFC 3464), or an Amazon SES permanent bounce notification through
+ * SNS (`source` `sns`). The address is suppressed and the contact unsubscribed.
  */
 export interface EmailBouncedEventData {
   bounceType: 'hard';
-  source: 'smtp' | 'dsn';
+  source: 'smtp' | 'dsn' | 'sns';
   /** The refused address. */
   recipient: string;
   /** The SMTP reply code (RFC 5321 §4.2), at delivery. */
@@ -175,8 +175,8 @@ export interface EmailBouncedEventData {
 
 /**
  * Data of `EmailComplained`: the recipient reported the email as unwanted, in an abuse report
- * (RFC 5965, ARF) sent back to its VERP return path. The address is suppressed and the contact
- * unsubscribed.
+ * (RFC 5965, ARF) sent back to its VERP return path or an Amazon SES complaint notification
+ * through SNS. The address is suppressed and the contact unsubscribed.
  */
 export interface EmailComplainedEventData {
   /** `Feedback-Type` of the report, for example `abuse`. */

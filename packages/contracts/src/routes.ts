@@ -34,7 +34,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
 /** Path prefixes answered without an API key (signed links in emails). */
 export const PUBLIC_SERVICE_ROUTES: Readonly<Partial<Record<RoutedService, readonly string[]>>> = {
   contacts: ['/subscribe', '/unsubscribe', '/manage'],
-  sending: ['/t'],
+  sending: ['/t', '/webhooks/sns'],
 };
 
 /** Whether `path` is `prefix` or below it (`/contacts` owns `/contacts/1`, not `/contactsx`). */

@@ -92,6 +92,7 @@ export function createServices(
       host: config.STAMP_INBOUND_SMTP_HOST ?? config.STAMP_HOST,
       port: config.STAMP_INBOUND_SMTP_PORT,
     },
+    snsCertUrlPattern: config.STAMP_SNS_CERT_URL_PATTERN,
   });
   modules.push(accounts, contacts, domains, sending);
   modules.push(createActivityService(base));

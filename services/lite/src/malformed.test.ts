@@ -105,6 +105,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   // public tracking links answer an image, a redirect or a plain 404
   { method: 'GET', path: '/t/o/:id', page: true },
   { method: 'GET', path: '/t/c/:id', page: true },
+  { method: 'POST', path: '/webhooks/sns' },
 ];
 
 const json = fc.jsonValue({ maxDepth: 3 });

@@ -47,6 +47,8 @@ export interface SendingDeps extends ServiceDeps {
    * no listener.
    */
   inbound?: { host: string; port: number };
+  /** The only certificate URLs an SNS message may name (default: Amazon SNS's hosts). */
+  snsCertUrlPattern?: string;
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
   timers?: TimerSettings;
 }

@@ -24,6 +24,9 @@ import { assertProjectMaySend } from './send/project.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
 import { trackingRouter } from './tracking/api.ts';
+import { DEFAULT_SNS_CERT_URL_PATTERN } from './config.ts';
+import { snsRouter } from './sns/api.ts';
+import { SnsVerifier } from './sns/verify.ts';
 import { suppressionsRouter } from './suppressions/api.ts';
 import { suppressionCommands } from './suppressions/commands.ts';
 import { suppressionId } from './suppressions/events.ts';
@@ -63,7 +66,8 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
  * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, and the
- * public tracking routes /t/o/:token and /t/c/:token (open pixel, click redirect); projections of
+ * public routes /t/o/:token and /t/c/:token (open pixel, click redirect) and POST /webhooks/sns
+ * (Amazon SES notifications); projections of
  * the `templates`, `emails`, `timers` and `suppressions` views (group `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
  * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
@@ -104,12 +108,23 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   router.use(
     suppressionsRouter({ views: deps.views, commands: suppressions, awaitViews: deps.awaitViews }),
   );
-  const publicRouter = trackingRouter({
-    store: deps.store,
-    views: deps.views,
-    secrets: deps.secrets,
-    logger: deps.logger,
-  });
+  const publicRouter = Router();
+  publicRouter.use(
+    trackingRouter({
+      store: deps.store,
+      views: deps.views,
+      secrets: deps.secrets,
+      logger: deps.logger,
+    }),
+  );
+  publicRouter.use(
+    snsRouter({
+      store: deps.store,
+      views: deps.views,
+      logger: deps.logger,
+      verifier: new SnsVerifier(new RegExp(deps.snsCertUrlPattern ?? DEFAULT_SNS_CERT_URL_PATTERN)),
+    }),
+  );
 
   let projection: Consumer | undefined;
   let feedback: Consumer | undefined;
@@ -146,6 +161,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       if (projection !== undefined) return;
       await deps.views.collection(EMAILS).createIndex({ contactId: 1 });
       await deps.views.collection(EMAILS).createIndex({ campaignId: 1, status: 1 });
+      // SES notifications name the email by its Message-ID.
+      await deps.views.collection(EMAILS).createIndex({ messageId: 1 });
       await createSuppressionIndexes(deps.views);
       // Messages captured by an earlier version kept their content in the list documents.
       if (deps.outbox === undefined) await localOutbox.upgrade();

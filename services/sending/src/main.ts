@@ -82,6 +82,7 @@ runService(
         host: env.STAMP_INBOUND_SMTP_HOST ?? env.STAMP_HOST,
         port: env.STAMP_INBOUND_SMTP_PORT,
       },
+      snsCertUrlPattern: env.STAMP_SNS_CERT_URL_PATTERN,
     });
     const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',

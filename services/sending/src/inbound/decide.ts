@@ -19,11 +19,15 @@ export interface ReportTarget {
 
 const NOT_COMPLAINTS = new Set(['not-spam', 'auth-failure']);
 
-/** The event a report records on its email, or null (see the module comment). */
+/**
+ * The event a report records on its email, or null (see the module comment); `source` says
+ * where a bounce was learnt: a DSN to the return path, or an Amazon SES notification.
+ */
 export function decideReport(
   report: FeedbackReport,
   target: ReportTarget,
   now: Date,
+  source: 'dsn' | 'sns' = 'dsn',
 ): EmailEvent | null {
   if (report.kind === 'delivery-status') {
     const failed = report.recipients.find(
@@ -34,7 +38,7 @@ export function decideReport(
       type: 'EmailBounced',
       data: {
         bounceType: 'hard',
-        source: 'dsn',
+        source,
         recipient: target.recipient,
         status: failed.status,
         diagnostic: failed.diagnostic ?? failed.status,

@@ -8,20 +8,11 @@
  */
 import type { AddressInfo, Socket } from 'node:net';
 
-import {
-  decisionAppend,
-  type EventStore,
-  type Logger,
-  type Secrets,
-  type ViewStore,
-  WrongExpectedRevisionError,
-} from '@stamp/platform';
+import type { EventStore, Logger, Secrets, ViewStore } from '@stamp/platform';
 import { SMTPServer } from 'smtp-server';
 
-import { emailStream } from '../delivery/events.ts';
-import { EMAILS, type EmailDocument } from '../views.ts';
-import { decideReport } from './decide.ts';
-import { type FeedbackReport, readReport } from './reports.ts';
+import { recordReport } from './record.ts';
+import { readReport } from './reports.ts';
 import { readVerpAddress } from './verp.ts';
 
 /** Dependencies of {@link startInboundListener}. */
@@ -58,47 +49,6 @@ class SmtpReply extends Error {
   }
 }
 
-const APPEND_ATTEMPTS = 5;
-
-/**
- * Records what `report` means on email `emailId` (see decideReport), at the revision of the
- * stream read. An email that is not (or no longer) in the view, or whose data was erased, is
- * left alone.
- */
-async function recordReport(
-  deps: InboundListenerDeps,
-  emailId: string,
-  report: FeedbackReport,
-  correlationId: string,
-): Promise<void> {
-  const email = await deps.views.collection<EmailDocument>(EMAILS).findOne({ _id: emailId });
-  if (email === null) return;
-  for (let attempt = 1; attempt <= APPEND_ATTEMPTS; attempt += 1) {
-    const events = await deps.store.readStream(emailStream(emailId), 1);
-    if (events.some((event) => event.erased === true)) return;
-    const target = {
-      recipient: email.to.email,
-      bounced: events.some((event) => event.type === 'EmailBounced'),
-      complained: events.some((event) => event.type === 'EmailComplained'),
-    };
-    const decided = decideReport(report, target, deps.now?.() ?? new Date());
-    if (decided === null) return;
-    try {
-      await deps.store.append([
-        decisionAppend(emailStream(emailId), events.at(-1)?.revision ?? 0, [decided], {
-          projectId: email.projectId,
-          correlationId,
-          subjectId: email.contactId,
-        }),
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt === APPEND_ATTEMPTS)
-        throw error;
-    }
-  }
-}
-
 /**
  * Starts the listener (see the module comment).
  * @throws Error when the address cannot be bound (a port in use, for example).
@@ -131,7 +81,7 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
           const report = await readReport(raw);
           for (const recipient of session.envelope.rcptTo) {
             const emailId = readVerpAddress(deps.secrets, recipient.address);
-            if (emailId !== null) await recordReport(deps, emailId, report, session.id);
+            if (emailId !== null) await recordReport(deps, emailId, report, 'dsn', session.id);
           }
         })().then(
           () => {
