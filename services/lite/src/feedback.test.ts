@@ -14,7 +14,7 @@ import { type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import nodemailer from 'nodemailer';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { addVerifiedDomain, call, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 let dns: TestDnsServer;
@@ -34,15 +34,7 @@ beforeAll(async () => {
     STAMP_DNS_SERVERS: dns.address,
     STAMP_INBOUND_SMTP_PORT: String(inboundPort),
   });
-  const created = (await api('POST', '/domains', { domain: 'feedback.test' })).body as {
-    id: string;
-    records: { purpose: string; name: string; value: string }[];
-  };
-  const dkim = created.records.find((record) => record.purpose === 'DKIM');
-  dns.set(dkim?.name ?? '', { TXT: [dkim?.value ?? ''] });
-  expect((await api('GET', `/domains/${created.id}/verify`)).body).toMatchObject({
-    status: 'VERIFIED',
-  });
+  await addVerifiedDomain(stamp.url, dns, 'feedback.test');
 }, 60_000);
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import { eventually } from '@stamp/testkit/eventually.ts';
 import { type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { addVerifiedDomain, call, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 const bouncing = Array.from({ length: 60 }, (_, index) => `gone${index}@example.org`);
@@ -24,15 +24,7 @@ beforeAll(async () => {
   dns = await startDnsServer({});
   sink = await startSmtpSink({ rejectRecipients: bouncing });
   stamp = await startTestStamp({ STAMP_SMTP_URL: sink.url, STAMP_DNS_SERVERS: dns.address });
-  const created = (await api('POST', '/domains', { domain: 'protected.test' })).body as {
-    id: string;
-    records: { purpose: string; name: string; value: string }[];
-  };
-  const dkim = created.records.find((record) => record.purpose === 'DKIM');
-  dns.set(dkim?.name ?? '', { TXT: [dkim?.value ?? ''] });
-  expect((await api('GET', `/domains/${created.id}/verify`)).body).toMatchObject({
-    status: 'VERIFIED',
-  });
+  await addVerifiedDomain(stamp.url, dns, 'protected.test');
 }, 60_000);
 
 afterAll(async () => {
@@ -69,14 +61,17 @@ describe('project protection', () => {
       expect((await sendTo(everyone.slice(first, first + 50))).status).toBe(200);
     }
 
-    const refused = await eventually(
+    // Polled on the report, not by sending: every accepted send would count in the window.
+    await eventually(
       'the suspension',
       async () => {
-        const answer = await sendTo(['late@example.org']);
-        return answer.status === 403 ? answer : undefined;
+        const report = (await api('GET', `/projects/${projectId}/security`)).body as Security;
+        return report.status === 'SUSPENDED' ? true : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200 },
     );
+    const refused = await sendTo(['late@example.org']);
+    expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({
       success: false,
       error: { code: 'PROJECT_DISABLED', statusCode: 403 },

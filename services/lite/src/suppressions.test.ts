@@ -10,7 +10,7 @@ import { eventually } from '@stamp/testkit/eventually.ts';
 import { type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { addVerifiedDomain, call, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 const GONE = 'gone@example.org';
@@ -33,15 +33,7 @@ beforeAll(async () => {
   dns = await startDnsServer({});
   sink = await startSmtpSink({ rejectRecipients: [GONE] });
   stamp = await startTestStamp({ STAMP_SMTP_URL: sink.url, STAMP_DNS_SERVERS: dns.address });
-  const created = (await api('POST', '/domains', { domain: 'bounces.test' })).body as {
-    id: string;
-    records: { purpose: string; name: string; value: string }[];
-  };
-  const dkim = created.records.find((record) => record.purpose === 'DKIM');
-  dns.set(dkim?.name ?? '', { TXT: [dkim?.value ?? ''] });
-  expect((await api('GET', `/domains/${created.id}/verify`)).body).toMatchObject({
-    status: 'VERIFIED',
-  });
+  await addVerifiedDomain(stamp.url, dns, 'bounces.test');
 }, 60_000);
 
 afterAll(async () => {

@@ -69,6 +69,27 @@ export async function getOk<T>(baseUrl: string, key: string, path: string): Prom
   return response.body as T;
 }
 
+/**
+ * Adds `domain` to the test project (secret key) and verifies it: its DKIM record is published
+ * on `dns`, then checked.
+ * @throws Error when the domain does not verify.
+ */
+export async function addVerifiedDomain(
+  baseUrl: string,
+  dns: TestDnsServer,
+  domain: string,
+): Promise<void> {
+  const created = (await call(baseUrl, TEST_KEYS.secretKey, 'POST', '/domains', { domain }))
+    .body as { id: string; records: { purpose: string; name: string; value: string }[] };
+  const dkim = created.records.find((record) => record.purpose === 'DKIM');
+  if (dkim === undefined) throw new Error(`no DKIM record for ${domain}`);
+  dns.set(dkim.name, { TXT: [dkim.value] });
+  const checked = await call(baseUrl, TEST_KEYS.secretKey, 'GET', `/domains/${created.id}/verify`);
+  if ((checked.body as { status?: string }).status !== 'VERIFIED') {
+    throw new Error(`${domain} did not verify: ${JSON.stringify(checked.body)}`);
+  }
+}
+
 /** Sends `signal` to `child` unless it has exited, and waits for its exit. */
 export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

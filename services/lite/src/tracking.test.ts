@@ -11,7 +11,7 @@ import { eventually } from '@stamp/testkit/eventually.ts';
 import { parseMessage, type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
 import type { Stamp } from './app.ts';
-import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+import { addVerifiedDomain, call, startTestStamp, TEST_KEYS } from './testing.ts';
 
 const sk = TEST_KEYS.secretKey;
 const PUBLIC_URL = 'http://stamp.test';
@@ -39,14 +39,7 @@ async function startWithDomain(domain: string, env: Record<string, string> = {})
     STAMP_PUBLIC_URL: PUBLIC_URL,
     ...env,
   });
-  const created = (await call(stamp.url, sk, 'POST', '/domains', { domain })).body as {
-    id: string;
-    records: { purpose: string; name: string; value: string }[];
-  };
-  const dkim = created.records.find((record) => record.purpose === 'DKIM');
-  dns.set(dkim?.name ?? '', { TXT: [dkim?.value ?? ''] });
-  const verified = await call(stamp.url, sk, 'GET', `/domains/${created.id}/verify`);
-  expect(verified.body).toMatchObject({ status: 'VERIFIED' });
+  await addVerifiedDomain(stamp.url, dns, domain);
   return stamp;
 }
 

@@ -2,15 +2,13 @@ import {
   decisionAppend,
   type EventStore,
   type ViewStore,
-  WrongExpectedRevisionError,
+  withRevisionRetry,
 } from '@stamp/platform';
 
 import { emailStream } from '../delivery/events.ts';
 import { EMAILS, type EmailDocument } from '../views.ts';
 import { decideReport } from './decide.ts';
 import type { FeedbackReport } from './reports.ts';
-
-const APPEND_ATTEMPTS = 5;
 
 /**
  * Records what `report` means on email `emailId` (see decideReport; `source` says where a bounce
@@ -27,7 +25,7 @@ export async function recordReport(
 ): Promise<void> {
   const email = await deps.views.collection<EmailDocument>(EMAILS).findOne({ _id: emailId });
   if (email === null) return;
-  for (let attempt = 1; attempt <= APPEND_ATTEMPTS; attempt += 1) {
+  await withRevisionRetry(async () => {
     const events = await deps.store.readStream(emailStream(emailId), 1);
     if (events.some((event) => event.erased === true)) return;
     const target = {
@@ -37,18 +35,12 @@ export async function recordReport(
     };
     const decided = decideReport(report, target, deps.now?.() ?? new Date(), source);
     if (decided === null) return;
-    try {
-      await deps.store.append([
-        decisionAppend(emailStream(emailId), events.at(-1)?.revision ?? 0, [decided], {
-          projectId: email.projectId,
-          correlationId,
-          subjectId: email.contactId,
-        }),
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt === APPEND_ATTEMPTS)
-        throw error;
-    }
-  }
+    await deps.store.append([
+      decisionAppend(emailStream(emailId), events.at(-1)?.revision ?? 0, [decided], {
+        projectId: email.projectId,
+        correlationId,
+        subjectId: email.contactId,
+      }),
+    ]);
+  });
 }

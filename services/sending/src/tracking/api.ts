@@ -20,7 +20,7 @@ import {
   type RecordedEvent,
   type Secrets,
   type ViewStore,
-  WrongExpectedRevisionError,
+  withRevisionRetry,
 } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 
@@ -47,9 +47,6 @@ const USER_AGENT_CHARS = 512;
 
 /** Events read before the one the view reflects: enough to see the clicks of the last seconds. */
 const RECENT_EVENTS = 16;
-
-/** Appends tried when another open or click of the same email raced this one. */
-const APPEND_ATTEMPTS = 5;
 
 const NO_STORE = {
   'Cache-Control': 'no-store, max-age=0',
@@ -86,25 +83,19 @@ export function trackingRouter(deps: TrackingRouterDeps): Router {
   ): Promise<void> {
     const email = await emails.findOne({ _id: emailId });
     if (email === null) return;
-    for (let attempt = 1; attempt <= APPEND_ATTEMPTS; attempt += 1) {
+    await withRevisionRetry(async () => {
       const from = Math.max(1, email.revision - RECENT_EVENTS);
       const events = await deps.store.readStream(emailStream(emailId), from);
       if (events.some((event) => event.erased === true)) return;
       const revision = events.at(-1)?.revision ?? 0;
-      const append = decisionAppend(emailStream(emailId), revision, [decide(email, events)], {
-        projectId: email.projectId,
-        correlationId: requestIdOf(res),
-        subjectId: email.contactId,
-      });
-      try {
-        await deps.store.append([append]);
-        return;
-      } catch (error) {
-        if (!(error instanceof WrongExpectedRevisionError) || attempt === APPEND_ATTEMPTS) {
-          throw error;
-        }
-      }
-    }
+      await deps.store.append([
+        decisionAppend(emailStream(emailId), revision, [decide(email, events)], {
+          projectId: email.projectId,
+          correlationId: requestIdOf(res),
+          subjectId: email.contactId,
+        }),
+      ]);
+    });
   }
 
   function engagement(
