@@ -144,7 +144,10 @@ const DNS_RECORD: JsonSchema = object(
     name: nonEmpty('Owner name of the record.'),
     value: text('Record value.'),
     priority: count('MX preference (MX records only).'),
-    purpose: oneOfStrings(['DKIM', 'SPF', 'RETURN_PATH', 'DMARC'], 'What the record is for.'),
+    purpose: oneOfStrings(
+      ['DKIM', 'SPF', 'RETURN_PATH', 'DMARC', 'INBOUND'],
+      'What the record is for.',
+    ),
     status: oneOfStrings(
       ['PENDING', 'VERIFIED', 'FAILED'],
       'PENDING (absent), VERIFIED (matches) or FAILED (present, wrong).',
@@ -746,6 +749,28 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     ),
   ),
 
+  // sending: received emails
+  EmailReceived: v1(
+    'inboundEmail',
+    'A message addressed to a verified domain of the project was received, on the contact of ' +
+      'its sender.',
+    object(
+      'The message.',
+      {
+        inboundEmailId: nonEmpty('Id of the received email.'),
+        contactId: nonEmpty("The sender's contact."),
+        from: MAILBOX,
+        to: { type: 'array', items: { type: 'string' }, description: 'Envelope recipients.' },
+        subject: text('Subject.'),
+        messageId: text('Message-ID without angle brackets.'),
+        size: count('Size of the raw message, bytes.'),
+        raw: text('The raw RFC 5322 message.'),
+        receivedAt: dateTime('Time of receipt'),
+      },
+      ['inboundEmailId', 'contactId', 'from', 'to', 'subject', 'size', 'raw', 'receivedAt'],
+    ),
+  ),
+
   // sending: suppressions
   SuppressionAdded: v1(
     'suppression',
@@ -1189,6 +1214,11 @@ export const TOPICS: readonly TopicInfo[] = [
   ),
   topic('email', 'sending', 'Emails and their delivery (streams `email-<emailId>`).'),
   topic('template', 'sending', 'Templates (streams `template-<templateId>`).'),
+  topic(
+    'inboundEmail',
+    'sending',
+    'Emails received for verified domains (streams `inboundEmail-<id>`).',
+  ),
   topic(
     'suppression',
     'sending',

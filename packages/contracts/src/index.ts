@@ -81,6 +81,11 @@ export interface DomainsApi {
    * null when the project has no such domain.
    */
   senderDomain(projectId: string, address: string): Promise<SenderDomain | null>;
+  /**
+   * The project whose verified domain `domain` is (exact, case-insensitive), or null: mail
+   * addressed to that domain is received for that project.
+   */
+  receivingDomain(domain: string): Promise<{ projectId: string } | null>;
 }
 
 /** Kind of API key (spec part 5). */

@@ -251,6 +251,40 @@ export interface EmailStreamEvents {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Received emails (owner: sending service), stream `inboundEmail-<id>`.
+
+/** Stream category of received emails: one stream per message, `inboundEmail-<id>`. */
+export const INBOUND_EMAIL_STREAM_CATEGORY = 'inboundEmail';
+
+/**
+ * Data of `EmailReceived`: a message addressed to a verified domain of the project reached the
+ * inbound SMTP listener; recorded on the contact of its sender (created when new), with the
+ * whole message as received. Personal data of that contact (erased with it).
+ */
+export interface EmailReceivedEventData {
+  inboundEmailId: string;
+  contactId: string;
+  /** The sender (header From, else the envelope sender). */
+  from: EmailMailbox;
+  /** The project's addresses it was delivered to (envelope recipients). */
+  to: string[];
+  subject: string;
+  /** Its Message-ID header without angle brackets, when it has one. */
+  messageId?: string;
+  /** Size of the raw message, bytes. */
+  size: number;
+  /** The raw RFC 5322 message (UTF-8; other bytes replaced). */
+  raw: string;
+  /** ISO 8601 time of receipt. */
+  receivedAt: string;
+}
+
+/** Data fields of the events of a received-email stream, by event type. */
+export interface InboundEmailStreamEvents {
+  EmailReceived: EmailReceivedEventData;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Segment memberships (owner: segments service), stream `segmentMembership-<pairId>`.
 
 /**

@@ -24,7 +24,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   accounts: ['/users', '/projects'],
   contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
   domains: ['/domains'],
-  sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions'],
+  sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions', '/inbound'],
   activity: ['/activity'],
   segments: ['/segments'],
   campaigns: ['/campaigns'],

@@ -12,6 +12,7 @@ import {
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
   WORKFLOW_EXECUTION_STREAM_CATEGORY,
+  INBOUND_EMAIL_STREAM_CATEGORY,
 } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
 import type { Consumer, RecordedEvent } from '@stamp/platform';
@@ -39,6 +40,7 @@ export const ACTIVITY_TOPICS = [
   CAMPAIGN_STREAM_CATEGORY,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   WORKFLOW_EXECUTION_STREAM_CATEGORY,
+  INBOUND_EMAIL_STREAM_CATEGORY,
 ] as const;
 
 /** Options of {@link createActivityService}. */

@@ -132,6 +132,12 @@ export function createDomainsService(
       };
     },
 
+    async receivingDomain(domain: string): Promise<{ projectId: string } | null> {
+      const name = domain.trim().toLowerCase().replace(/\.$/, '');
+      const found = await collection.findOne({ domain: name, verified: true, ...LIVE });
+      return found === null ? null : { projectId: found.projectId };
+    },
+
     async checkPending(): Promise<number> {
       const pending = await collection.find(
         { status: { $in: ['PENDING', 'FAILED'] }, ...LIVE },

@@ -43,7 +43,7 @@ runService(
         ? {}
         : { options: { mxHost: new URL(env.STAMP_PUBLIC_URL).hostname } }),
     });
-    const methods: (keyof DomainsApi)[] = ['senderDomain'];
+    const methods: (keyof DomainsApi)[] = ['senderDomain', 'receivingDomain'];
     return {
       module: domains,
       internal: [internalApiRouter<DomainsApi>('domains', domains.api, methods)],

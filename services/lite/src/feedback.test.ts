@@ -150,11 +150,59 @@ describe('the inbound listener', () => {
     expect(feed.data.feedbackType).toBe('abuse');
   }, 60_000);
 
-  it('refuses every recipient but a genuine VERP address', async () => {
+  it('records mail to a verified domain on its sender, with the message, until the contact goes', async () => {
+    const raw = [
+      'From: Customer <customer@example.org>',
+      'To: support@feedback.test',
+      'Subject: Where is my order?',
+      'Message-ID: <q1@example.org>',
+      'Date: Tue, 24 Nov 2026 10:00:00 +0000',
+      '',
+      'Hello, my order has not arrived.',
+      '',
+    ].join('\r\n');
+    await deliverReport('support@feedback.test', raw);
+    const listed = await eventually('the received email', async () => {
+      const page = (await api('GET', '/inbound')).body as {
+        data: { id: string; contactId: string; subject: string; from: { email: string } }[];
+      };
+      return page.data[0];
+    });
+    expect(listed).toMatchObject({
+      subject: 'Where is my order?',
+      from: { email: 'customer@example.org' },
+    });
+    const full = (await api('GET', `/inbound/${listed.id}`)).body as { raw: string; to: string[] };
+    expect(full.to).toEqual(['support@feedback.test']);
+    expect(full.raw).toContain('my order has not arrived');
+    const feed = await eventually('email.received in the feed', async () => {
+      const page = (await api('GET', '/activity?type=email.received')).body as {
+        data: { contactId?: string; contact?: { id?: string }; data: { subject?: string } }[];
+      };
+      return page.data[0];
+    });
+    expect(feed.data.subject).toBe('Where is my order?');
+    // The sender became a contact, unsubscribed as senders of /v1/send are.
+    expect(await subscribedOf('customer@example.org')).toBe(false);
+
+    expect((await api('DELETE', `/contacts/${listed.contactId}`)).status).toBe(204);
+    await eventually('the received email gone with its contact', async () => {
+      const page = (await api('GET', '/inbound')).body as { data: unknown[] };
+      return page.data.length === 0 ? true : undefined;
+    });
+    expect((await api('GET', `/inbound/${listed.id}`)).status).toBe(404);
+  }, 60_000);
+
+  it('refuses every recipient but a genuine VERP address or a verified domain', async () => {
     const { returnPath } = await sendTo('kept@example.org');
     const [local, host] = returnPath.split('@') as [string, string];
     const forged = `${local.slice(0, -1)}${local.endsWith('0') ? '1' : '0'}@${host}`;
-    for (const recipient of [forged, 'postmaster@bounce.feedback.test', 'someone@example.org']) {
+    for (const recipient of [
+      forged,
+      'postmaster@bounce.feedback.test',
+      'someone@example.org',
+      'support@unverified.test',
+    ]) {
       await expect(
         deliverReport(recipient, arfReport(recipient, 'kept@example.org')),
       ).rejects.toThrow(/550/);

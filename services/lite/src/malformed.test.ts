@@ -90,6 +90,8 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/outbox/:id' },
   { method: 'GET', path: '/emails/:id' },
   { method: 'GET', path: '/suppressions' },
+  { method: 'GET', path: '/inbound' },
+  { method: 'GET', path: '/inbound/:id' },
   { method: 'POST', path: '/suppressions' },
   { method: 'DELETE', path: '/suppressions/:id' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },

@@ -32,6 +32,8 @@ import { suppressionCommands } from './suppressions/commands.ts';
 import { suppressionId } from './suppressions/events.ts';
 import { FEEDBACK_GROUP, suppressOnFeedback } from './suppressions/feedback.ts';
 import { type InboundListener, startInboundListener } from './inbound/listener.ts';
+import { inboundRouter } from './inbound/api.ts';
+import { INBOUND_EMAILS, projectReceived } from './inbound/received.ts';
 import {
   createSuppressionIndexes,
   projectSuppression,
@@ -65,10 +67,12 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
 
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
- * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, and the
+ * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, /inbound…,
+ * and the
  * public routes /t/o/:token and /t/c/:token (open pixel, click redirect) and POST /webhooks/sns
  * (Amazon SES notifications); projections of
- * the `templates`, `emails`, `timers` and `suppressions` views (group `sending-projection`); the
+ * the `templates`, `emails`, `timers`, `suppressions` and `inboundEmails` views (group
+ * `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
  * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
  * complaining addresses (group `sending-feedback`); the inbound SMTP listener of bounce and
@@ -104,6 +108,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     }),
   );
   router.use(deliveryRouter({ views: deps.views }));
+  router.use(inboundRouter({ store: deps.store, views: deps.views }));
   const suppressions = suppressionCommands(deps.store);
   router.use(
     suppressionsRouter({ views: deps.views, commands: suppressions, awaitViews: deps.awaitViews }),
@@ -137,7 +142,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     views: [
       {
         groupId: SENDING_PROJECTION_GROUP,
-        collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION, SUPPRESSIONS],
+        collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION, SUPPRESSIONS, INBOUND_EMAILS],
       },
     ],
     router,
@@ -164,16 +169,19 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       // SES notifications name the email by its Message-ID.
       await deps.views.collection(EMAILS).createIndex({ messageId: 1 });
       await createSuppressionIndexes(deps.views);
+      await deps.views.collection(INBOUND_EMAILS).createIndex({ projectId: 1 });
+      await deps.views.collection(INBOUND_EMAILS).createIndex({ contactId: 1 });
       // Messages captured by an earlier version kept their content in the list documents.
       if (deps.outbox === undefined) await localOutbox.upgrade();
       projection = deps.bus.consume({
         groupId: SENDING_PROJECTION_GROUP,
-        topics: ['template', 'email', 'contact', 'suppression'],
+        topics: ['template', 'email', 'contact', 'suppression', 'inboundEmail'],
         concurrency: 8,
         handle: (event) => {
           const category = streamCategory(event.streamId);
           if (category === 'template') return projectTemplate(deps.views, event);
           if (category === 'suppression') return projectSuppression(deps.views, event);
+          if (category === 'inboundEmail') return projectReceived(deps.views, event);
           if (category === 'contact') return forgetContactEmails(deps.views, event);
           return projectEmail(deps.views, event);
         },
@@ -221,6 +229,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           views: deps.views,
           secrets: deps.secrets,
           logger: deps.logger,
+          contacts: deps.contacts,
+          receivingDomain: (domain) => deps.domains.receivingDomain(domain),
           host: deps.inbound.host,
           port: deps.inbound.port,
         });

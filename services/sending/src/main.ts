@@ -56,7 +56,7 @@ runService(
       url: env.STAMP_CONTACTS_URL,
       token,
     });
-    const domains = remoteApi<DomainsApi>('domains', ['senderDomain'], {
+    const domains = remoteApi<DomainsApi>('domains', ['senderDomain', 'receivingDomain'], {
       url: env.STAMP_DOMAINS_URL,
       token,
     });

@@ -33,6 +33,7 @@ const dkimTxt = {
 
 /** In-memory DomainsApi: example.test verified, unverified.test pending. */
 const domains: DomainsApi = {
+  receivingDomain: () => Promise.resolve(null),
   senderDomain(projectId, address) {
     const domain = (address.split('@')[1] ?? '').toLowerCase();
     const key = {

@@ -16,6 +16,7 @@
  * | EmailSuppressed (`email`)          | `email.suppressed` `{reason}`: not sent            |
  * | EmailOpened (`email`)              | `email.opened` `{automated, automatedReason?}`     |
  * | EmailClicked (`email`)             | `email.clicked` `{url, automated, automatedReason?}`|
+ * | EmailReceived (`inboundEmail`)     | `email.received` `{subject}`: mail for a domain    |
  * | ContactSubscribed (`contact`)      | `contact.subscribed`                               |
  * | ContactUnsubscribed (`contact`)    | `contact.unsubscribed`                             |
  * | ContactDeleted (`contact`)         | the contact's items are removed                    |
@@ -40,6 +41,8 @@ import {
   EMAIL_STREAM_CATEGORY,
   type EmailStreamEvents,
   entityIdOf,
+  INBOUND_EMAIL_STREAM_CATEGORY,
+  type InboundEmailStreamEvents,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   type SegmentMembershipStreamEvents,
   TRACKED_EVENT_STREAM_CATEGORY,
@@ -222,6 +225,12 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
       default:
         return NONE;
     }
+  }
+  if (category === INBOUND_EMAIL_STREAM_CATEGORY) {
+    const typed = event as unknown as Typed<InboundEmailStreamEvents>;
+    if (typed.type !== 'EmailReceived') return NONE;
+    const { contactId, subject } = typed.data;
+    return { kind: 'add', item: { ...base, type: 'email.received', contactId, data: { subject } } };
   }
   if (category === WORKFLOW_EXECUTION_STREAM_CATEGORY) return decideExecution(event, base);
   if (category === CAMPAIGN_STREAM_CATEGORY) {

@@ -96,6 +96,14 @@ describe('decideAdd', () => {
         purpose: 'DMARC',
         status: 'PENDING',
       },
+      {
+        type: 'MX',
+        name: 'example.com',
+        value: 'feedback.stamp.localhost',
+        priority: 10,
+        purpose: 'INBOUND',
+        status: 'PENDING',
+      },
     ]);
     expect(fold([result.domain[0]])).toMatchObject({ kind: 'active', status: 'PENDING' });
   });

@@ -49,7 +49,8 @@ export const dkimValue = (publicKey: string): string => `v=DKIM1; k=rsa; p=${pub
 /**
  * The DNS records a domain needs, every one PENDING: DKIM TXT at `<selector>._domainkey.<domain>`,
  * SPF TXT and MX (priority 10) at `<returnPathSubdomain>.<domain>`, DMARC TXT at
- * `_dmarc.<domain>`.
+ * `_dmarc.<domain>`, and the domain's own MX (INBOUND: optional, only for a domain whose mail
+ * Stamp should receive).
  */
 export function expectedRecords(
   domain: string,
@@ -86,6 +87,14 @@ export function expectedRecords(
       name: `_dmarc.${domain}`,
       value: 'v=DMARC1; p=none;',
       purpose: 'DMARC',
+      status: 'PENDING',
+    },
+    {
+      type: 'MX',
+      name: domain,
+      value: config.mxHost,
+      priority: 10,
+      purpose: 'INBOUND',
       status: 'PENDING',
     },
   ];

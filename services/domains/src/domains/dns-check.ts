@@ -2,7 +2,7 @@
  * Looks a domain's records up through the Resolver port and rates each one (API reference
  * "Domains"): DKIM VERIFIED when a TXT record at the DKIM name carries our public key in its `p=`
  * tag (whitespace removed, TXT strings joined); SPF when a `v=spf1` record includes our host;
- * RETURN_PATH when an MX points to our host; DMARC when a `v=DMARC1` record exists. A record that
+ * RETURN_PATH and INBOUND when an MX points to our host; DMARC when a `v=DMARC1` record exists. A record that
  * is absent is PENDING, one that is present but different is FAILED.
  */
 import type { DnsAnswer, Resolver } from '@stamp/platform';
@@ -63,7 +63,8 @@ async function checkRecord(
         lookupFailed: answer.status === 'error',
       };
     }
-    case 'RETURN_PATH': {
+    case 'RETURN_PATH':
+    case 'INBOUND': {
       const answer = await resolver.mx(record.name);
       return {
         status: rate(answer, (mx) => hostEq(mx.exchange, target.mxHost)),

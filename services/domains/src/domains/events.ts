@@ -24,7 +24,7 @@ export type DomainStatus = 'PENDING' | 'VERIFIED' | 'FAILED';
 export type RecordStatus = 'PENDING' | 'VERIFIED' | 'FAILED';
 
 /** What a DNS record is for. */
-export type RecordPurpose = 'DKIM' | 'SPF' | 'RETURN_PATH' | 'DMARC';
+export type RecordPurpose = 'DKIM' | 'SPF' | 'RETURN_PATH' | 'DMARC' | 'INBOUND';
 
 /** A DNS record the customer adds to their zone; `priority` only on MX. */
 export interface DnsRecord {

@@ -8,6 +8,7 @@ import {
   derivedId,
 } from '@stamp/platform';
 
+import { INBOUND_EMAILS } from '../inbound/received.ts';
 import { SUPPRESSIONS } from '../suppressions/projection.ts';
 import { EMAILS, type EmailDocument, laterStatus } from '../views.ts';
 import type { EmailEvent } from './events.ts';
@@ -193,7 +194,8 @@ export async function projectEmail(views: ViewStore, event: RecordedEvent): Prom
 /**
  * On ContactDeleted (stream `contact-<id>`, owned by the contacts service), removes the
  * contact's emails from the `emails` view and their captured copies (list documents and message
- * parts) from the local outbox, and the suppressions its bounces and complaints made: they hold
+ * parts) from the local outbox, the suppressions its bounces and complaints made and the emails
+ * it sent to the project's domains: they hold
  * its address and messages (architecture brief, "Privacy"; their events are erased with it).
  * Idempotent.
  */
@@ -206,4 +208,5 @@ export async function forgetContactEmails(views: ViewStore, event: RecordedEvent
   }
   await emails.deleteMany({ contactId });
   await views.collection(SUPPRESSIONS).deleteMany({ contactId });
+  await views.collection(INBOUND_EMAILS).deleteMany({ contactId });
 }

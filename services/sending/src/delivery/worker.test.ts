@@ -15,7 +15,10 @@ import { DEFAULT_RETRY } from '../deps.ts';
 import { emailStream } from './events.ts';
 import { handleDelivery } from './worker.ts';
 
-const noDomains: DomainsApi = { senderDomain: () => Promise.resolve(null) };
+const noDomains: DomainsApi = {
+  senderDomain: () => Promise.resolve(null),
+  receivingDomain: () => Promise.resolve(null),
+};
 const NO_TRACKING = {
   mode: 'DISABLED' as const,
   links: { publicUrl: 'http://localhost', secrets: new Secrets('x'.repeat(32)) },

@@ -1,16 +1,20 @@
 /**
- * The inbound SMTP listener (issue "Bounces and complaints"; configuration
+ * The inbound SMTP listener (issues "Bounces and complaints", "Inbound mail"; configuration
  * `STAMP_INBOUND_SMTP_PORT`, `STAMP_INBOUND_SMTP_HOST`): an `smtp-server` that accepts mail only
- * for the VERP return paths of Stamp's emails (any other recipient: 550 5.1.1), at most
- * `maxBytes` per message (552 beyond), reads each as a DSN or an ARF report and records what it
- * means on the email it names (EmailBounced, EmailComplained). A report that cannot be recorded
- * now is refused with 451, so its sender tries again.
+ * for the VERP return paths of Stamp's emails and for the verified domains of projects (any other
+ * recipient: 550 5.1.1), at most `maxBytes` per message (552 beyond). A message to a return path
+ * is read as a DSN or an ARF report and recorded on the email it names (EmailBounced,
+ * EmailComplained); a message to a project's domain is recorded as EmailReceived on its
+ * sender's contact. A message that cannot be recorded now is refused with 451, so its sender
+ * tries again.
  */
 import type { AddressInfo, Socket } from 'node:net';
 
+import type { ContactsApi } from '@stamp/contracts';
 import type { EventStore, Logger, Secrets, ViewStore } from '@stamp/platform';
 import { SMTPServer } from 'smtp-server';
 
+import { recordReceived } from './received.ts';
 import { recordReport } from './record.ts';
 import { readReport } from './reports.ts';
 import { readVerpAddress } from './verp.ts';
@@ -21,6 +25,9 @@ export interface InboundListenerDeps {
   views: ViewStore;
   secrets: Secrets;
   logger: Logger;
+  contacts: ContactsApi;
+  /** The project whose verified domain `domain` is, or null (DomainsApi.receivingDomain). */
+  receivingDomain(domain: string): Promise<{ projectId: string } | null>;
   /** Listen address and port (0: any free port, for tests). */
   host: string;
   port: number;
@@ -37,7 +44,7 @@ export interface InboundListener {
   close(): Promise<void>;
 }
 
-/** Default size cap of one report, bytes. */
+/** Default size cap of one message, bytes. */
 export const DEFAULT_INBOUND_MAX_BYTES = 10 * 1024 * 1024;
 
 /** An error answered with its SMTP reply code (smtp-server reads `responseCode`). */
@@ -55,18 +62,32 @@ class SmtpReply extends Error {
  */
 export async function startInboundListener(deps: InboundListenerDeps): Promise<InboundListener> {
   const maxBytes = deps.maxBytes ?? DEFAULT_INBOUND_MAX_BYTES;
+  /** The project receiving mail for `address`'s domain, or null. */
+  const projectOf = async (address: string): Promise<string | null> => {
+    const at = address.lastIndexOf('@');
+    if (at <= 0) return null;
+    return (await deps.receivingDomain(address.slice(at + 1)))?.projectId ?? null;
+  };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: maxBytes,
     logger: false,
-    banner: 'Stamp feedback',
+    banner: 'Stamp',
     onRcptTo(address, _session, callback) {
-      if (readVerpAddress(deps.secrets, address.address) === null) {
-        callback(new SmtpReply('5.1.1 No such recipient here', 550));
+      if (readVerpAddress(deps.secrets, address.address) !== null) {
+        callback();
         return;
       }
-      callback();
+      projectOf(address.address).then(
+        (projectId) => {
+          callback(projectId === null ? new SmtpReply('5.1.1 No such recipient here', 550) : null);
+        },
+        (error: unknown) => {
+          deps.logger.error({ err: error }, 'could not look a receiving domain up');
+          callback(new SmtpReply('4.3.0 Try again later', 451));
+        },
+      );
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -78,17 +99,32 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
         }
         const raw = Buffer.concat(chunks);
         void (async () => {
-          const report = await readReport(raw);
+          const received = new Map<string, string[]>();
           for (const recipient of session.envelope.rcptTo) {
             const emailId = readVerpAddress(deps.secrets, recipient.address);
-            if (emailId !== null) await recordReport(deps, emailId, report, 'dsn', session.id);
+            if (emailId !== null) {
+              await recordReport(deps, emailId, await readReport(raw), 'dsn', session.id);
+              continue;
+            }
+            const projectId = await projectOf(recipient.address);
+            if (projectId !== null) {
+              received.set(projectId, [...(received.get(projectId) ?? []), recipient.address]);
+            }
+          }
+          const from = session.envelope.mailFrom;
+          for (const [projectId, to] of received) {
+            await recordReceived(
+              deps,
+              { projectId, to, envelopeFrom: from === false ? null : from.address, raw },
+              session.id,
+            );
           }
         })().then(
           () => {
-            callback(null, 'OK: report received');
+            callback(null, 'OK: received');
           },
           (error: unknown) => {
-            deps.logger.error({ err: error }, 'could not record an inbound report');
+            deps.logger.error({ err: error }, 'could not record an inbound message');
             callback(new SmtpReply('4.3.0 Try again later', 451));
           },
         );

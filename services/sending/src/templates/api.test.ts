@@ -26,6 +26,10 @@ class TableDomains implements DomainsApi {
     ['p2', new Set(['example.test', 'other.test'])],
   ]);
 
+  receivingDomain(): Promise<{ projectId: string } | null> {
+    return Promise.resolve(null);
+  }
+
   senderDomain(projectId: string, address: string): Promise<SenderDomain | null> {
     const domain = (address.split('@')[1] ?? '').toLowerCase();
     const dkim = { domainName: domain, keySelector: 'stamp', privateKey: '' };

@@ -11,6 +11,7 @@ import {
   entityIdOf,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
   TRACKED_EVENT_STREAM_CATEGORY,
+  INBOUND_EMAIL_STREAM_CATEGORY,
 } from '@stamp/contracts';
 import {
   decisionAppend,
@@ -47,6 +48,7 @@ export const TRIGGER_TOPICS = [
   CONTACT_STREAM_CATEGORY,
   EMAIL_STREAM_CATEGORY,
   SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
+  INBOUND_EMAIL_STREAM_CATEGORY,
 ];
 
 /** An event with a name, as workflows see it. */
@@ -64,7 +66,8 @@ export interface NamedEvent {
  * The name and data of a recorded event (null: it has none): a tracked event's own name;
  * `contact.subscribed` / `contact.unsubscribed`; `email.sent` (EmailQueued), `email.delivery`
  * (EmailSent), `email.open` and `email.click` (a person's only, not automated ones),
- * `email.bounce` (EmailBounced), `email.complaint` (EmailComplained);
+ * `email.bounce` (EmailBounced), `email.complaint` (EmailComplained), `email.received`
+ * (EmailReceived);
  * `segment.<slug>.entry` / `.exit`.
  */
 export function namedEvent(event: RecordedEvent): NamedEvent | null {
@@ -122,6 +125,13 @@ export function namedEvent(event: RecordedEvent): NamedEvent | null {
             name: 'email.delivery',
             data: { emailId: entityIdOf(event.streamId) },
           };
+    case 'EmailReceived':
+      return {
+        ...base,
+        contactId: String(data.contactId),
+        name: 'email.received',
+        data: { inboundEmailId: data.inboundEmailId, subject: data.subject },
+      };
     case 'EmailBounced':
     case 'EmailComplained':
       return event.metadata.subjectId === undefined
