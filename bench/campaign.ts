@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { startDnsServer } from '@stamp/testkit/dns-server.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 
-import { COMPILE_CACHE, figure, KEYS, startStamp } from './harness.ts';
+import { COMPILE_CACHE, figure, KEYS, startStamp, verifyBenchDomain } from './harness.ts';
 
 /**
  * A campaign to RECIPIENTS (default 100,000) subscribed contacts, DKIM on, relayed to an SMTP
@@ -58,14 +58,7 @@ const request = async (method: string, path: string, payload?: unknown): Promise
     })
   ).json();
 
-const domain = (await request('POST', '/domains', { domain: 'bench.test' })) as {
-  id: string;
-  records: { purpose: string; name: string; value: string }[];
-};
-const dkim = domain.records.find((record) => record.purpose === 'DKIM');
-if (dkim === undefined) throw new Error('no DKIM record');
-dns.set(dkim.name, { TXT: [dkim.value] });
-await request('GET', `/domains/${domain.id}/verify`);
+await verifyBenchDomain(stamp.url, dns, 'bench.test');
 
 const rows = Array.from({ length: recipients }, (_, index) => `p${index}@example.org,${index}`);
 const form = new FormData();

@@ -1,12 +1,10 @@
-import { connect, type Socket } from 'node:net';
-
 import { startDnsServer } from '@stamp/testkit/dns-server.ts';
 import { dsnReport } from '@stamp/testkit/reports.ts';
 import { startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import { freePort } from '@stamp/testkit/net.ts';
 import nodemailer from 'nodemailer';
 
-import { figure, KEYS, startStamp } from './harness.ts';
+import { figure, KEYS, noDelaySocket, startStamp, verifyBenchDomain } from './harness.ts';
 
 /**
  * Bounce reports processed per second: COUNT (default 2,000) emails from a verified domain,
@@ -34,14 +32,7 @@ const request = async (method: string, path: string, payload?: unknown): Promise
     })
   ).json();
 
-const domain = (await request('POST', '/domains', { domain: 'bench.test' })) as {
-  id: string;
-  records: { purpose: string; name: string; value: string }[];
-};
-const dkim = domain.records.find((record) => record.purpose === 'DKIM');
-if (dkim === undefined) throw new Error('no DKIM record');
-dns.set(dkim.name, { TXT: [dkim.value] });
-await request('GET', `/domains/${domain.id}/verify`);
+await verifyBenchDomain(stamp.url, dns, 'bench.test');
 for (let first = 0; first < count; first += 50) {
   const to = Array.from(
     { length: Math.min(50, count - first) },
@@ -67,19 +58,7 @@ const reports = sink.messages.map((message) => {
  */
 async function blast(port: number): Promise<number> {
   const transport = nodemailer.createTransport({
-    getSocket: (
-      _options: unknown,
-      callback: (error: Error | null, result?: { connection: Socket }) => void,
-    ) => {
-      const socket = connect({ host: '127.0.0.1', port, noDelay: true });
-      socket.once('error', (error) => {
-        callback(error);
-      });
-      socket.once('connect', () => {
-        socket.removeAllListeners('error');
-        callback(null, { connection: socket });
-      });
-    },
+    getSocket: noDelaySocket('127.0.0.1', port),
     pool: true,
     maxConnections: 5,
     maxMessages: Infinity,

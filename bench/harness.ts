@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -114,4 +115,49 @@ export function startStamp(
 /** Prints one figure as `name value unit`. */
 export function figure(name: string, value: number, unit: string): void {
   process.stdout.write(`${name} ${Number.isInteger(value) ? value : value.toFixed(2)} ${unit}\n`);
+}
+
+/**
+ * A nodemailer `getSocket` to `host:port` whose socket disables Nagle's algorithm, as Stamp's
+ * and real MTAs' do: with it, each message on loopback waits for delayed ACKs.
+ */
+export function noDelaySocket(host: string, port: number) {
+  return (
+    _options: unknown,
+    callback: (error: Error | null, result?: { connection: Socket }) => void,
+  ): void => {
+    const socket = connect({ host, port, noDelay: true });
+    socket.once('error', (error) => {
+      callback(error);
+    });
+    socket.once('connect', () => {
+      socket.removeAllListeners('error');
+      callback(null, { connection: socket });
+    });
+  };
+}
+
+/**
+ * Adds `domain` to the bench project of the Stamp at `url` and verifies it, its DKIM record
+ * published on `dns`.
+ * @throws Error when it does not verify.
+ */
+export async function verifyBenchDomain(
+  url: string,
+  dns: { set(name: string, records: { TXT: string[] }): void },
+  domain: string,
+): Promise<void> {
+  const headers = { authorization: `Bearer ${KEYS.secretKey}`, 'content-type': 'application/json' };
+  const added = (await (
+    await fetch(`${url}/domains`, { method: 'POST', headers, body: JSON.stringify({ domain }) })
+  ).json()) as { id: string; records: { purpose: string; name: string; value: string }[] };
+  const dkim = added.records.find((record) => record.purpose === 'DKIM');
+  if (dkim === undefined) throw new Error('no DKIM record');
+  dns.set(dkim.name, { TXT: [dkim.value] });
+  const checked = (await (
+    await fetch(`${url}/domains/${added.id}/verify`, { headers })
+  ).json()) as {
+    status?: string;
+  };
+  if (checked.status !== 'VERIFIED') throw new Error(`${domain} did not verify`);
 }

@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { connect, type Socket } from 'node:net';
-
 import nodemailer from 'nodemailer';
+
+import { noDelaySocket } from './harness.ts';
 
 /**
  * The ceiling of `bench campaign`, in a process of its own as Stamp is: a plain nodemailer pool
@@ -19,19 +19,7 @@ const sink = new URL(sinkUrl);
 const transport = nodemailer.createTransport({
   host: sink.hostname,
   port: Number(sink.port),
-  getSocket: (
-    _options: unknown,
-    callback: (error: Error | null, result?: { connection: Socket }) => void,
-  ) => {
-    const socket = connect({ host: sink.hostname, port: Number(sink.port), noDelay: true });
-    socket.once('error', (error) => {
-      callback(error);
-    });
-    socket.once('connect', () => {
-      socket.removeAllListeners('error');
-      callback(null, { connection: socket });
-    });
-  },
+  getSocket: noDelaySocket(sink.hostname, Number(sink.port)),
   pool: true,
   maxConnections: 5,
   maxMessages: Infinity,
