@@ -1,4 +1,4 @@
-import { decideActivity, maskAddresses } from './decide.ts';
+import { decideActivity, maskAddresses, maskUrlAddresses } from './decide.ts';
 import { contactEvent, emailEvent, executionEvent, queuedData, trackedEvent } from './fixtures.ts';
 
 const at = '2025-03-01T10:00:00.000Z';
@@ -68,6 +68,72 @@ describe('decideActivity', () => {
       type: 'email.bounced',
       emailId: 'm2',
       data: { error: '550 5.1.1 <[address]>: user unknown' },
+    });
+  });
+
+  it('maps opens, clicks, bounces, complaints and suppressions to outcomes without addresses', () => {
+    const engagement = { emailId: 'm3', subject: 'Hi', automated: false };
+    const click = emailEvent(
+      'm3',
+      'EmailClicked',
+      { ...engagement, url: 'https://shop.example/?who=bob@example.org', clickedAt: at },
+      { at, id: 'k1', revision: 2 },
+    );
+    expect(decideActivity(click)).toMatchObject({
+      kind: 'outcome',
+      type: 'email.clicked',
+      data: { url: 'https://shop.example/?who=[address]', automated: false },
+    });
+    expect(maskUrlAddresses('https://x.example/a?e=bob%40example.org&b=1')).toBe(
+      'https://x.example/a?e=[address]&b=1',
+    );
+    expect(maskUrlAddresses('https://x.example/p/1')).toBe('https://x.example/p/1');
+    const open = emailEvent(
+      'm3',
+      'EmailOpened',
+      { ...engagement, automated: true, automatedReason: 'privacy-proxy', openedAt: at },
+      { at, id: 'o1', revision: 3 },
+    );
+    expect(decideActivity(open)).toMatchObject({
+      type: 'email.opened',
+      data: { automated: true, automatedReason: 'privacy-proxy' },
+    });
+    const bounce = emailEvent(
+      'm3',
+      'EmailBounced',
+      {
+        bounceType: 'hard',
+        source: 'dsn',
+        recipient: 'bob@example.org',
+        status: '5.1.1',
+        diagnostic: '550 <bob@example.org> unknown',
+        bouncedAt: at,
+      },
+      { at, id: 'b1', revision: 4 },
+    );
+    expect(decideActivity(bounce)).toMatchObject({
+      type: 'email.bounced',
+      data: { bounceType: 'hard', error: '550 <[address]> unknown' },
+    });
+    const complaint = emailEvent(
+      'm3',
+      'EmailComplained',
+      { feedbackType: 'abuse', recipient: 'bob@example.org', complainedAt: at },
+      { at, id: 'c2', revision: 5 },
+    );
+    expect(decideActivity(complaint)).toMatchObject({
+      type: 'email.complained',
+      data: { feedbackType: 'abuse' },
+    });
+    const suppressed = emailEvent(
+      'm4',
+      'EmailSuppressed',
+      { reason: 'COMPLAINT', suppressedAt: at },
+      { at, id: 's2', revision: 1 },
+    );
+    expect(decideActivity(suppressed)).toMatchObject({
+      type: 'email.suppressed',
+      data: { reason: 'COMPLAINT' },
     });
   });
 

@@ -97,6 +97,12 @@ const ADDRESS = /[^\s<>()[\]@,;:"']+@[^\s<>()[\]@,;:"']+/g;
  */
 export const maskAddresses = (text: string): string => text.replace(ADDRESS, '[address]');
 
+/** An address in a URL (plain or with its `@` percent-encoded), without the URL around it. */
+const URL_ADDRESS = /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/gi;
+
+/** `url` with every email address in it (a query parameter, say) replaced by `[address]`. */
+export const maskUrlAddresses = (url: string): string => url.replace(URL_ADDRESS, '[address]');
+
 type Typed<Events> = {
   [Type in keyof Events]: { type: Type; data: Events[Type] };
 }[keyof Events];
@@ -216,7 +222,8 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
           type: typed.type === 'EmailOpened' ? 'email.opened' : 'email.clicked',
           emailId,
           data: {
-            ...(typed.type === 'EmailClicked' ? { url: typed.data.url } : {}),
+            // A link may carry an address in its query: the feed stores none.
+            ...(typed.type === 'EmailClicked' ? { url: maskUrlAddresses(typed.data.url) } : {}),
             automated,
             ...(automatedReason === undefined ? {} : { automatedReason }),
           },

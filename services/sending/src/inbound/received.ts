@@ -20,6 +20,7 @@ import {
   type ViewDocument,
   type ViewStore,
 } from '@stamp/platform';
+import { ApiError } from '@stamp/http-kit';
 import PostalMime from 'postal-mime';
 
 import { bareMessageId } from '../sns/notifications.ts';
@@ -45,7 +46,7 @@ export const inboundEmailStream = (id: string): string => `${INBOUND_EMAIL_STREA
 
 /**
  * Records `raw`, received for `to` (addresses of `projectId`'s verified domains), on the contact
- * of its sender. A message with no sender address is dropped.
+ * of its sender. A message with no sender address, or one the contacts refuse, is dropped.
  * @returns the received email's id, or null when dropped.
  */
 export async function recordReceived(
@@ -56,12 +57,20 @@ export async function recordReceived(
   const parsed = await PostalMime.parse(input.raw);
   const from = parsed.from?.address ?? input.envelopeFrom ?? '';
   if (!from.includes('@')) return null;
-  const contact = await deps.contacts.upsertRecipient({
-    projectId: input.projectId,
-    email: from,
-    defaultSubscribed: false,
-    correlationId,
-  });
+  let contact: Awaited<ReturnType<ContactsApi['upsertRecipient']>>;
+  try {
+    contact = await deps.contacts.upsertRecipient({
+      projectId: input.projectId,
+      email: from,
+      defaultSubscribed: false,
+      correlationId,
+    });
+  } catch (error) {
+    // A sender address the contacts refuse (RFC 5321 limits): the message is dropped, not
+    // refused again and again.
+    if (error instanceof ApiError && error.status < 500) return null;
+    throw error;
+  }
   const id = newId();
   const data: EmailReceivedEventData = {
     inboundEmailId: id,
