@@ -90,8 +90,8 @@ export interface TrackedEventStreamEvents {
  * Stream category of emails: one stream per email, `email-<emailId>` (`emailId` is the id
  * POST /v1/send returned). Order within a stream: `EmailQueued` first, then any number of
  * `EmailDeferred` / `EmailRetryDue`, then at most one outcome, `EmailSent`, `EmailFailed`,
- * `EmailBounced` or `EmailSuppressed`; after `EmailSent`, any number of `EmailOpened` /
- * `EmailClicked`, at most one `EmailBounced` (a later DSN) and at most one `EmailComplained`.
+ * `EmailBounced` or `EmailSuppressed`; after `EmailSent`, opens and clicks (`EmailOpened`,
+ * `EmailClicked`), at most one `EmailBounced` (a later DSN) and at most one `EmailComplained`.
  */
 export const EMAIL_STREAM_CATEGORY = 'email';
 

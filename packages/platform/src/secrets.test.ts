@@ -47,7 +47,7 @@ describe('Secrets', () => {
     }
   });
 
-  it('makes short hex tags and checks them in any case, refusing others', () => {
+  it('makes short hex tags and checks them in either case, refusing others', () => {
     const tag = secrets.tag('verp', 'e1');
     expect(tag).toMatch(/^[0-9a-f]{20}$/);
     expect(secrets.tag('verp', 'e1')).toBe(tag);

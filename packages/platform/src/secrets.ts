@@ -113,7 +113,7 @@ export class Secrets {
     return this.mac(purpose, Buffer.from(payload, 'utf8')).subarray(0, bytes).toString('hex');
   }
 
-  /** Whether `tag` is {@link tag} of `payload` for `purpose` (hex, any case; constant time). */
+  /** Whether `tag` is {@link tag} of `payload` for `purpose` (hex, either case; constant time). */
   verifyTag(purpose: string, payload: string, tag: string): boolean {
     if (typeof tag !== 'string' || !/^[0-9a-fA-F]{16,64}$/.test(tag) || tag.length % 2 !== 0) {
       return false;

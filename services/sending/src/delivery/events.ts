@@ -94,7 +94,7 @@ export const initialEmailState = (): EmailState => ({ queued: null, attempts: 0,
  * SMTP reply (5xx) is a hard bounce (EmailBounced); a transient one (4xx, a soft bounce) or a
  * connection failure is retried with exponential backoff (`baseMs * 2^(attempt-1)` ms, as
  * EmailDeferred) until `maxAttempts` attempts failed, after which a soft bounce becomes a hard
- * bounce and a connection failure EmailFailed. Any other permanent failure is EmailFailed. Pure.
+ * bounce and a connection failure EmailFailed. Every other permanent failure is EmailFailed. Pure.
  */
 export function decideFailure(
   state: EmailState,

@@ -1,7 +1,7 @@
 /**
  * The inbound SMTP listener (issues "Bounces and complaints", "Inbound mail"; configuration
  * `STAMP_INBOUND_SMTP_PORT`, `STAMP_INBOUND_SMTP_HOST`): an `smtp-server` that accepts mail only
- * for the VERP return paths of Stamp's emails and for the verified domains of projects (any other
+ * for the VERP return paths of Stamp's emails and for the verified domains of projects (every other
  * recipient: 550 5.1.1), at most `maxBytes` per message (552 beyond). A message to a return path
  * is read as a DSN or an ARF report and recorded on the email it names (EmailBounced,
  * EmailComplained); a message to a project's domain is recorded as EmailReceived on its
@@ -28,7 +28,7 @@ export interface InboundListenerDeps {
   contacts: ContactsApi;
   /** The project whose verified domain `domain` is, or null (DomainsApi.receivingDomain). */
   receivingDomain(domain: string): Promise<{ projectId: string } | null>;
-  /** Listen address and port (0: any free port, for tests). */
+  /** Listen address and port (0: a free port, for tests). */
   host: string;
   port: number;
   /** Largest accepted message, bytes (default 10 MiB). */

@@ -43,7 +43,7 @@ const text = (content: ArrayBuffer | Uint8Array | string): string =>
 
 /**
  * What the report `raw` (a whole RFC 5322 message) says: the recipients of a DSN, the type of an
- * ARF report, or `other` for any other message. Never throws on malformed input.
+ * ARF report, or `other` for every other message. Never throws on malformed input.
  */
 export async function readReport(raw: Buffer | string): Promise<FeedbackReport> {
   let message: Awaited<ReturnType<typeof PostalMime.parse>>;
