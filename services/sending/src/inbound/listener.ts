@@ -16,7 +16,7 @@ import { SMTPServer } from 'smtp-server';
 
 import { recordReceived } from './received.ts';
 import { recordReport } from './record.ts';
-import { readReport } from './reports.ts';
+import { type FeedbackReport, readReport } from './reports.ts';
 import { readVerpAddress } from './verp.ts';
 
 /** Dependencies of {@link startInboundListener}. */
@@ -100,10 +100,13 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
         const raw = Buffer.concat(chunks);
         void (async () => {
           const received = new Map<string, string[]>();
+          // Read once, whatever the number of return paths the message was sent to.
+          let report: Promise<FeedbackReport> | undefined;
           for (const recipient of session.envelope.rcptTo) {
             const emailId = readVerpAddress(deps.secrets, recipient.address);
             if (emailId !== null) {
-              await recordReport(deps, emailId, await readReport(raw), 'dsn', session.id);
+              report ??= readReport(raw);
+              await recordReport(deps, emailId, await report, 'dsn', session.id);
               continue;
             }
             const projectId = await projectOf(recipient.address);
