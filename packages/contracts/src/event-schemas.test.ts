@@ -15,6 +15,7 @@ import {
   decideReinstate,
 } from '../../../services/accounts/src/protection/decide.ts';
 import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
+import { decideDisable } from '../../../services/activity/src/webhooks/events.ts';
 import {
   decideFailure,
   evolveEmail,
@@ -466,6 +467,14 @@ describe('the events the services really append', () => {
     await api('POST', `/workflows/${waiting.id}/executions/cancel-all`);
     await api('DELETE', `/workflows/${waiting.id}`);
 
+    // Webhook endpoints: created, changed and deleted (the disabling is built below).
+    const hook = (await api('POST', '/webhook-endpoints', {
+      url: 'https://hooks.example.com/in',
+      eventTypes: ['campaign.sent'],
+    })) as { id: string };
+    await api('PATCH', `/webhook-endpoints/${hook.id}`, { description: 'CRM' });
+    await api('DELETE', `/webhook-endpoints/${hook.id}`);
+
     // Deleting a contact erases its personal data in the log.
     await api('DELETE', `/contacts/${contact.id}`);
     await until('the SMTP delivery outcome', async () => {
@@ -494,7 +503,8 @@ describe('the events the services really append', () => {
 /**
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
  * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint, a
- * project's suspension and reinstatement, and a failed job.
+ * project's suspension and reinstatement, a failed job and a webhook endpoint disabled after days
+ * of failure.
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -542,7 +552,13 @@ function builtEvents(): { type: string; event: object }[] {
     type: 'FailJob',
     reason: 'store unavailable',
   });
+  const [disabled] = decideDisable(
+    { exists: true, deleted: false, projectId: 'p1', enabled: true },
+    new Date().toISOString(),
+    'every delivery failed for 5 days',
+  );
   return [
+    { type: disabled!.type, event: sample(disabled!.type, disabled!.data) },
     {
       type: 'SegmentMembershipDue',
       event: sample('SegmentMembershipDue', { segmentId: 's1', contactId: 'c1' }),

@@ -324,7 +324,6 @@ const v1 = (category: string, description: string, data: JsonSchema): EventSchem
   data,
 });
 
-/** The editable fields of a campaign (spec part 2 "Campaign"). */
 /** Fields of the engagement events (EmailOpened, EmailClicked). */
 const ENGAGEMENT_FIELDS: Readonly<Record<string, JsonSchema>> = {
   emailId: nonEmpty('Email id.'),
@@ -792,6 +791,61 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     object('The address.', { email: nonEmpty('The address, lower-cased.') }),
   ),
 
+  // activity: webhook endpoints
+  WebhookEndpointCreated: v1(
+    'webhookEndpoint',
+    'A webhook endpoint was created (API reference, "Webhook endpoints").',
+    object(
+      'The endpoint.',
+      {
+        projectId: nonEmpty('Project of the endpoint.'),
+        url: nonEmpty('Absolute http(s) URL the deliveries are posted to.'),
+        eventTypes: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'Webhook event types delivered, or `["*"]` for every type.',
+        },
+        description: text('What the endpoint is for.'),
+        enabled: flag('Whether deliveries are made.'),
+        secret: nonEmpty('The signing secret, sealed (AES-256-GCM) with the platform secret.'),
+      },
+      ['projectId', 'url', 'eventTypes', 'enabled', 'secret'],
+    ),
+  ),
+  WebhookEndpointUpdated: v1(
+    'webhookEndpoint',
+    'Settings of a webhook endpoint changed; only the changed fields are present.',
+    object(
+      'The changed fields.',
+      {
+        url: nonEmpty('New URL.'),
+        eventTypes: {
+          type: 'array',
+          items: { type: 'string' },
+          minItems: 1,
+          description: 'New event types.',
+        },
+        description: text('New description; empty removes it.'),
+        enabled: flag('Whether deliveries are made.'),
+      },
+      [],
+    ),
+  ),
+  WebhookEndpointDisabled: v1(
+    'webhookEndpoint',
+    'A webhook endpoint was disabled after every delivery failed for days.',
+    object(
+      'Why.',
+      {
+        reason: nonEmpty('Why it was disabled.'),
+        failingSince: dateTime('Time of the first failure since the last success'),
+      },
+      ['reason', 'failingSince'],
+    ),
+  ),
+  WebhookEndpointDeleted: v1('webhookEndpoint', 'A webhook endpoint was deleted.', empty()),
+
   // sending: templates
   TemplateCreated: v1(
     'template',
@@ -1223,6 +1277,11 @@ export const TOPICS: readonly TopicInfo[] = [
     'suppression',
     'sending',
     'Suppression lists (streams `suppression-<derived id>`, one per project and address).',
+  ),
+  topic(
+    'webhookEndpoint',
+    'activity',
+    'Webhook endpoints of projects (streams `webhookEndpoint-<endpointId>`).',
   ),
   topic(
     'segment',

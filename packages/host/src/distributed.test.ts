@@ -10,6 +10,8 @@ import { arfReport } from '@stamp/testkit/reports.ts';
 import { parseMessage, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import nodemailer from 'nodemailer';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '@stamp/testkit/webhook-receiver.ts';
+import { Webhook } from 'standardwebhooks';
 
 const brokers = engineUrl(KAFKA, 'distributed end-to-end');
 const mongo = engineUrl(MONGODB, 'distributed end-to-end');
@@ -145,6 +147,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
   let dns: TestDnsServer;
   let sink: Sink;
   let collector: Awaited<ReturnType<typeof startCollector>>;
+  let receiver: WebhookReceiver;
   const processes = new Map<string, StampProcess>();
   let gateway = '';
   let inboundPort = 0;
@@ -155,6 +158,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
     dns = await startDnsServer({});
     sink = await startSmtpSink({ rejectRecipients: ['bounce@example.org'] });
     collector = await startCollector();
+    receiver = await startWebhookReceiver();
     inboundPort = await freePort();
     const ports = new Map<string, number>();
     for (const name of SERVICES) ports.set(name, await freePort());
@@ -187,6 +191,8 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_PUBLIC_URL: urlOf('gateway'),
       STAMP_SMTP_URL: sink.url,
       STAMP_DNS_SERVERS: dns.address,
+      // The webhook receiver is on loopback.
+      STAMP_ALLOW_PRIVATE_TARGETS: 'true',
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
     };
@@ -207,6 +213,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
     await Promise.all([...processes.values()].map((process) => process.stop('SIGTERM')));
     await sink.close();
     await dns.close();
+    await receiver.close();
     await new Promise((resolve) => collector.server.close(resolve));
   });
 
@@ -437,6 +444,37 @@ describeWith(engines)('distributed mode, one process per service', () => {
     // The security report is the accounts process's: another project's is refused, not unknown.
     const security = await call('GET', '/projects/00000000-0000-7000-8000-000000000000/security');
     expect(security.body).toMatchObject({ error: { code: 'PROJECT_ACCESS_DENIED' } });
+  }, 90_000);
+
+  it('posts signed events to a webhook endpoint from the activity process', async () => {
+    const created = await call('POST', '/webhook-endpoints', {
+      url: receiver.url,
+      eventTypes: ['event.tracked'],
+    });
+    expect(created.status).toBe(201);
+    const endpoint = created.body as { id: string; secret: string };
+    receiver.respond = (_request, previous) => (previous === 0 ? 503 : 200);
+    const tracked = await call('POST', '/v1/track', { event: 'hooked', email: 'hook@example.org' });
+    expect(tracked.status).toBe(200);
+    const attempts = () =>
+      receiver.received.filter((request) => request.body.includes('"name":"hooked"'));
+    // The first attempt fails; the second comes 5 s later with the same webhook-id.
+    await until(() => attempts().length >= 2, 40_000);
+    const webhook = new Webhook(endpoint.secret);
+    for (const attempt of attempts()) {
+      expect(webhook.verify(attempt.body, attempt.headers as Record<string, string>)).toMatchObject(
+        {
+          type: 'event.tracked',
+          data: { name: 'hooked', email: 'hook@example.org' },
+        },
+      );
+    }
+    expect(new Set(attempts().map((attempt) => attempt.headers['webhook-id'])).size).toBe(1);
+    await until(async () => {
+      const listed = await call('GET', `/webhook-endpoints/${endpoint.id}/deliveries`);
+      const [delivery] = (listed.body as { data: { status: string; attempts: number }[] }).data;
+      return delivery?.status === 'SUCCEEDED' && delivery.attempts === 2;
+    }, 20_000);
   }, 90_000);
 
   it('routes /workflows through the gateway to the workflows process', async () => {

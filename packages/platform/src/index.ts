@@ -27,6 +27,7 @@ export * from './views/sqlite-view-store.ts';
 export * from './views/view-store.ts';
 export * from './secrets.ts';
 export * from './templating/liquid.ts';
+export * from './webhook/call.ts';
 // The SDK itself (startTelemetry, ~350 ms to load) is imported from its own path by entry points.
 export type { Telemetry, TelemetryOptions } from './telemetry/telemetry.ts';
 export * from './telemetry/trace-context.ts';

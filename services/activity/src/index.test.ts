@@ -1,6 +1,14 @@
 /** The activity service on the embedded platform: events appended to the log reach the feed. */
+import { randomBytes } from 'node:crypto';
+
 import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
-import { createLogger, type EmbeddedPlatform, openEmbeddedPlatform } from '@stamp/platform';
+import {
+  createLogger,
+  DnsResolver,
+  type EmbeddedPlatform,
+  openEmbeddedPlatform,
+  Secrets,
+} from '@stamp/platform';
 import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
 
 import { createActivityService } from './index.ts';
@@ -20,6 +28,10 @@ beforeAll(async () => {
     views: platform.views,
     logger,
     awaitViews,
+    leases: platform.leases,
+    secrets: new Secrets(randomBytes(32)),
+    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
+    allowPrivateTargets: false,
   });
   modules.push(service);
   await service.start();
@@ -133,7 +145,7 @@ it('stops and starts again without losing its place', async () => {
   ]);
   await service.start();
   await service.start();
-  expect(service.projections()).toHaveLength(1);
+  expect(service.projections()).toHaveLength(2);
   await awaitViews(appended.position);
   const types = await served.request('GET', '/activity/types');
   expect(types.body).toEqual({ types: [{ type: 'contact.unsubscribed', count: 1 }] });

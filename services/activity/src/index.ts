@@ -1,9 +1,11 @@
 /**
  * The activity service: the cross-resource activity feed (spec part 4, "GET /activity",
- * "/activity/stats", "/activity/recent-count", "/activity/types", "/activity/upcoming"). It owns
- * no events: its `activity-view` projection reads the contact, tracked-event and email streams
- * (contracts in `@stamp/contracts`, "integration events") into the `activity` feed and its
- * `activityStats` counters.
+ * "/activity/stats", "/activity/recent-count", "/activity/types", "/activity/upcoming") and the
+ * webhook endpoints that receive the integration events (API reference, "Webhook endpoints").
+ * Its `activity-view` projection reads the contact, tracked-event and email streams (contracts
+ * in `@stamp/contracts`, "integration events") into the `activity` feed and its `activityStats`
+ * counters; it owns the `webhookEndpoint` streams, and its dispatch (`activity-webhooks`) reads
+ * the same topics into deliveries that its delivery worker posts.
  */
 import {
   CONTACT_STREAM_CATEGORY,
@@ -15,13 +17,27 @@ import {
   INBOUND_EMAIL_STREAM_CATEGORY,
 } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import type { Consumer, RecordedEvent } from '@stamp/platform';
+import type { Consumer, LeaseStore, RecordedEvent, Resolver, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { activityRouter } from './feed/api.ts';
 import { ACTIVITY_COLLECTIONS, createActivityIndexes } from './feed/items.ts';
 import { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
 import { createUpcomingIndexes, upcomingRouter } from './upcoming/api.ts';
+import { webhookEndpointsRouter } from './webhooks/api.ts';
+import {
+  createDeliveryIndexes,
+  dispatchWebhooks,
+  WEBHOOK_DISPATCH_GROUP,
+} from './webhooks/deliveries.ts';
+import {
+  createWebhookEndpointIndexes,
+  projectWebhookEndpoint,
+  WEBHOOK_ENDPOINTS,
+  webhookEndpointCommands,
+} from './webhooks/endpoints.ts';
+import { WEBHOOK_ENDPOINT_CATEGORY } from './webhooks/events.ts';
+import { type DeliveryWorkerOptions, WebhookDeliveryWorker } from './webhooks/worker.ts';
 
 export {
   ACTIVITY_COLLECTIONS,
@@ -31,6 +47,10 @@ export {
 } from './feed/items.ts';
 export { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
 export type { ActivityItem } from './feed/query.ts';
+export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhooks/payloads.ts';
+
+/** Consumer group of the `webhookEndpoints` view. */
+export const WEBHOOK_ENDPOINTS_VIEW_GROUP = 'activity-webhook-endpoints';
 
 /** Topics (stream categories) the projection reads. */
 export const ACTIVITY_TOPICS = [
@@ -49,48 +69,127 @@ export interface ActivityOptions {
   now?: () => Date;
   /** Streams projected in parallel (default 8); events of one stream stay in order. */
   concurrency?: number;
+  /** Settings of the webhook delivery worker (tests, benchmarks); `enabled: false` stops it. */
+  deliveries?: Partial<
+    Pick<
+      DeliveryWorkerOptions,
+      | 'now'
+      | 'intervalMs'
+      | 'timeoutMs'
+      | 'retryDelaysMs'
+      | 'disableAfterMs'
+      | 'maxInFlight'
+      | 'perEndpoint'
+    >
+  > & { enabled?: boolean };
+}
+
+/** What the activity service needs beyond the platform's ports: for webhook endpoints. */
+export interface ActivityDeps extends ServiceDeps {
+  /** Leases of the delivery worker. */
+  leases: LeaseStore;
+  /** Seals the endpoints' signing keys. */
+  secrets: Secrets;
+  /** Resolves endpoint host names (STAMP_DNS_SERVERS). */
+  resolver: Resolver;
+  /** STAMP_ALLOW_PRIVATE_TARGETS. */
+  allowPrivateTargets: boolean;
 }
 
 /**
  * Creates the activity service. `router` serves GET /activity, /activity/stats,
- * /activity/recent-count, /activity/types and /activity/upcoming (secret key); `start()` creates
- * the view indexes and starts the `activity-view` consumer (topics `contact`, `trackedEvent`,
- * `email`, `campaign`, `segmentMembership`, `workflowExecution`); `stop()` stops it after the batch
- * in progress; `projections()` returns it for read-your-writes; `views` names the group and the
- * collections a view rebuild drops and replays.
+ * /activity/recent-count, /activity/types, /activity/upcoming and /webhook-endpoints (secret
+ * key); `start()` creates the view indexes and starts the consumers: `activity-view` (topics
+ * `contact`, `trackedEvent`, `email`, `campaign`, `segmentMembership`, `workflowExecution`,
+ * `inboundEmail`), `activity-webhook-endpoints` (topic `webhookEndpoint`) and the dispatch
+ * `activity-webhooks` (the feed's topics), and the delivery worker; `stop()` stops them after the
+ * work in progress; `projections()` returns the two view consumers for read-your-writes; `views`
+ * names their groups and the collections a view rebuild drops and replays (deliveries are not
+ * among them: a replay would post every event again).
  */
 export function createActivityService(
-  deps: ServiceDeps,
+  deps: ActivityDeps,
   options: ActivityOptions = {},
-): ServiceModule & { router: Router; projections(): Consumer[] } {
+): ServiceModule & { router: Router; projections(): Consumer[]; worker: WebhookDeliveryWorker } {
   const router = Router();
   const now = options.now ?? (() => new Date());
+  const commands = webhookEndpointCommands(deps.store, deps.secrets);
+  const { enabled: deliveriesEnabled = true, ...settings } = options.deliveries ?? {};
+  const worker = new WebhookDeliveryWorker({
+    ...settings,
+    views: deps.views,
+    leases: deps.leases,
+    secrets: deps.secrets,
+    resolver: deps.resolver,
+    allowPrivateTargets: deps.allowPrivateTargets,
+    commands,
+    logger: deps.logger,
+  });
   router.use(upcomingRouter({ views: deps.views, now }));
   router.use(activityRouter({ views: deps.views, now }));
+  router.use(
+    webhookEndpointsRouter({
+      views: deps.views,
+      commands,
+      secrets: deps.secrets,
+      awaitViews: deps.awaitViews,
+      allowPrivateTargets: deps.allowPrivateTargets,
+      nudge: () => {
+        worker.nudge();
+      },
+      now: Date.now,
+    }),
+  );
 
-  let consumer: Consumer | undefined;
+  let consumers: Consumer[] = [];
+  let dispatch: Consumer | undefined;
   const handle = (event: RecordedEvent): Promise<void> => projectActivity(deps.views, event);
 
   return {
     name: 'activity',
     router,
-    views: [{ groupId: ACTIVITY_VIEW_GROUP, collections: ACTIVITY_COLLECTIONS }],
+    worker,
+    views: [
+      { groupId: ACTIVITY_VIEW_GROUP, collections: ACTIVITY_COLLECTIONS },
+      { groupId: WEBHOOK_ENDPOINTS_VIEW_GROUP, collections: [WEBHOOK_ENDPOINTS] },
+    ],
     async start() {
-      if (consumer !== undefined) return;
+      if (consumers.length > 0) return;
       await createActivityIndexes(deps.views);
       await createUpcomingIndexes(deps.views);
-      consumer = deps.bus.consume({
-        groupId: ACTIVITY_VIEW_GROUP,
+      await createWebhookEndpointIndexes(deps.views);
+      await createDeliveryIndexes(deps.views);
+      const concurrency = options.concurrency ?? 8;
+      consumers = [
+        deps.bus.consume({
+          groupId: ACTIVITY_VIEW_GROUP,
+          topics: ACTIVITY_TOPICS,
+          handle,
+          concurrency,
+        }),
+        deps.bus.consume({
+          groupId: WEBHOOK_ENDPOINTS_VIEW_GROUP,
+          topics: [WEBHOOK_ENDPOINT_CATEGORY],
+          handle: (event) => projectWebhookEndpoint(deps.views, event),
+        }),
+      ];
+      dispatch = deps.bus.consume({
+        groupId: WEBHOOK_DISPATCH_GROUP,
         topics: ACTIVITY_TOPICS,
-        handle,
-        concurrency: options.concurrency ?? 8,
+        handle: async (event) => {
+          if ((await dispatchWebhooks(deps.views, event, Date.now())) > 0) worker.nudge();
+        },
+        concurrency,
       });
+      if (deliveriesEnabled) worker.start();
     },
     async stop() {
-      const running = consumer;
-      consumer = undefined;
-      await running?.stop();
+      const running = [...consumers, ...(dispatch === undefined ? [] : [dispatch])];
+      consumers = [];
+      dispatch = undefined;
+      await worker.stop();
+      await Promise.all(running.map((consumer) => consumer.stop()));
     },
-    projections: () => (consumer === undefined ? [] : [consumer]),
+    projections: () => consumers,
   };
 }

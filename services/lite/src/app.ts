@@ -95,7 +95,8 @@ export function createServices(
     snsCertUrlPattern: config.STAMP_SNS_CERT_URL_PATTERN,
   });
   modules.push(accounts, contacts, domains, sending);
-  modules.push(createActivityService(base));
+  const allowPrivateTargets = config.STAMP_ALLOW_PRIVATE_TARGETS === 'true';
+  modules.push(createActivityService({ ...base, leases, secrets, resolver, allowPrivateTargets }));
   const segments = createSegmentsService({ ...base, leases, contacts: contacts.api });
   modules.push(segments);
   modules.push(
@@ -113,7 +114,7 @@ export function createServices(
       leases,
       sending: sending.api,
       contacts: contacts.api,
-      webhook: webhookCaller(resolver, config.STAMP_ALLOW_PRIVATE_TARGETS === 'true'),
+      webhook: webhookCaller(resolver, allowPrivateTargets),
     }),
   );
   return { modules, accounts, relay };

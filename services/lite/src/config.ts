@@ -1,8 +1,7 @@
 import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { campaignThrottleEnv } from '@stamp/campaigns';
 import { sendingEnv } from '@stamp/sending';
-import { workflowsEnv } from '@stamp/workflows';
-import { loadConfig } from '@stamp/platform';
+import { loadConfig, privateTargetsEnv } from '@stamp/platform';
 import { z } from 'zod';
 
 const hostPort = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?$/;
@@ -60,7 +59,7 @@ export const configSchema = z
     STAMP_DURABILITY: z.enum(['NORMAL', 'FULL']).default('NORMAL'),
     /** SQLite page cache of the embedded store, MiB. */
     ...campaignThrottleEnv,
-    ...workflowsEnv,
+    ...privateTargetsEnv,
     ...sendingEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })

@@ -10,7 +10,9 @@ import {
   createLogger,
   DnsResolver,
   type EmbeddedPlatform,
+  type LeaseStore,
   openEmbeddedPlatform,
+  type Resolver,
   Secrets,
 } from '@stamp/platform';
 import { type Router } from 'express';
@@ -33,7 +35,9 @@ export interface SegmentsBench {
  */
 export async function startSegmentsBench(
   options: Partial<Pick<SegmentsServiceDeps, 'timers' | 'now'>> = {},
-  extra: (deps: ServiceDeps) => (ServiceModule & { router?: Router })[] = () => [],
+  extra: (
+    deps: ServiceDeps & { leases: LeaseStore; resolver: Resolver; secrets: Secrets },
+  ) => (ServiceModule & { router?: Router })[] = () => [],
 ): Promise<SegmentsBench> {
   const platform = openEmbeddedPlatform({
     dataDir: ':memory:',
@@ -47,12 +51,10 @@ export async function startSegmentsBench(
     logger: createLogger({ level: 'silent' }),
     awaitViews: awaitViewsOf(modules),
   };
-  const contacts = createContactsService({
-    ...base,
-    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
-    secrets: new Secrets(randomBytes(32)),
-  });
-  const others = extra(base);
+  const resolver = new DnsResolver({ servers: ['127.0.0.1:9'] });
+  const secrets = new Secrets(randomBytes(32));
+  const contacts = createContactsService({ ...base, resolver, secrets });
+  const others = extra({ ...base, leases: platform.leases, resolver, secrets });
   const segments = createSegmentsService({
     ...base,
     leases: platform.leases,

@@ -1,2 +1,2 @@
 export { createWorkflowsService, type WorkflowsServiceDeps } from './service.ts';
-export { webhookCaller, workflowsEnv } from './config.ts';
+export { webhookCaller } from './config.ts';

@@ -9,10 +9,10 @@ import {
   remoteApi,
   runService,
 } from '@stamp/host';
-import { DnsResolver } from '@stamp/platform';
+import { DnsResolver, privateTargetsEnv } from '@stamp/platform';
 import { z } from 'zod';
 
-import { webhookCaller, workflowsEnv } from './config.ts';
+import { webhookCaller } from './config.ts';
 import { createWorkflowsService } from './service.ts';
 
 /**
@@ -25,7 +25,7 @@ const schema = processEnvSchema
     STAMP_SENDING_URL: z.url(),
     STAMP_CONTACTS_URL: z.url(),
     STAMP_DNS_SERVERS: commaList,
-    ...workflowsEnv,
+    ...privateTargetsEnv,
   })
   .superRefine(checkAdapters);
 

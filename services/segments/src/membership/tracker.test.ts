@@ -95,7 +95,7 @@ beforeAll(async () => {
   bench = await startSegmentsBench(
     // The test fires the timers itself, at instants of its choosing.
     { timers: { enabled: false }, now: () => new Date(Date.now() + clockOffset) },
-    (deps) => [createActivityService(deps)],
+    (deps) => [createActivityService({ ...deps, allowPrivateTargets: false })],
   );
   platform = bench.platform;
   segments = bench.segments;

@@ -1,5 +1,5 @@
 /**
- * The WEBHOOK step's HTTP call: one rendered request sent with a per-attempt timeout, retried
+ * Outbound webhook calls (workflow WEBHOOK steps, webhook endpoints): one request sent with a per-attempt timeout, retried
  * with exponential backoff on network errors, timeouts and 5xx answers, and refused when the
  * target is a private, loopback, link-local or otherwise internal address (checked after DNS
  * resolution through the platform's resolver, then connected to exactly as checked, so a name
@@ -19,9 +19,20 @@ import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { StringDecoder } from 'node:string_decoder';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import type { Resolver } from '@stamp/platform';
+import { z } from 'zod';
 
-/** A workflow WEBHOOK step's request, already rendered (Liquid rendering happens elsewhere). */
+import type { Resolver } from '../resolver/resolver.ts';
+
+/**
+ * `STAMP_ALLOW_PRIVATE_TARGETS` (API reference, "Configuration"): `true` lets workflow WEBHOOK
+ * steps and webhook endpoints reach loopback, private and link-local addresses; otherwise such a
+ * target, by literal address or by a name resolving to one, is refused (default `false`).
+ */
+export const privateTargetsEnv = {
+  STAMP_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+};
+
+/** A webhook request (a workflow WEBHOOK step's or an endpoint's delivery), already rendered (Liquid rendering happens elsewhere). */
 export interface WebhookRequest {
   /** Absolute `http:` or `https:` URL; any other scheme is refused. */
   url: string;
@@ -190,8 +201,12 @@ function buildDenyList(): BlockList {
 
 const denyList = buildDenyList();
 
-/** True when `address` (an IPv4 or IPv6 literal) is internal: loopback, private, link-local... */
-function isDenied(address: string): boolean {
+/**
+ * True when `address` is not a public unicast IPv4 or IPv6 literal: loopback, private, link-local,
+ * carrier-grade NAT, multicast, reserved (the ranges of RFC 6890, their IPv4-mapped, NAT64 and
+ * 6to4 forms included), or not an IP literal at all.
+ */
+export function isInternalAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return true;
   return denyList.check(address, family === 4 ? 'ipv4' : 'ipv6');
@@ -466,7 +481,7 @@ export async function callWebhook(
     try {
       if (target === null) {
         const addresses = await addressesOf(host, options.resolver);
-        const denied = options.allowPrivateTargets ? undefined : addresses.find(isDenied);
+        const denied = options.allowPrivateTargets ? undefined : addresses.find(isInternalAddress);
         if (denied !== undefined) {
           throw new Refusal(`${host} resolves to ${denied}, a private or internal address`);
         }

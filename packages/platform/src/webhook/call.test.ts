@@ -3,10 +3,11 @@ import type { ServerResponse } from 'node:http';
 import { createSocket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 
-import { DnsResolver } from '@stamp/platform';
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 
-import { callWebhook, WebhookError, type WebhookOptions, type WebhookRequest } from './webhook.ts';
+import { DnsResolver } from '../resolver/resolver.ts';
+
+import { callWebhook, WebhookError, type WebhookOptions, type WebhookRequest } from './call.ts';
 
 /** One request as the test server received it. */
 interface Received {
