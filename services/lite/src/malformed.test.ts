@@ -94,6 +94,15 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/inbound/:id' },
   { method: 'POST', path: '/suppressions' },
   { method: 'DELETE', path: '/suppressions/:id' },
+  { method: 'POST', path: '/webhook-endpoints' },
+  { method: 'GET', path: '/webhook-endpoints' },
+  { method: 'GET', path: '/webhook-endpoints/:id' },
+  { method: 'PATCH', path: '/webhook-endpoints/:id' },
+  { method: 'DELETE', path: '/webhook-endpoints/:id' },
+  { method: 'PATCH', path: '/webhook-endpoints/:endpoint' },
+  { method: 'GET', path: '/webhook-endpoints/:endpoint/deliveries' },
+  { method: 'GET', path: '/webhook-endpoints/:endpoint/deliveries/:id' },
+  { method: 'POST', path: '/webhook-endpoints/:endpoint/deliveries/:id/retry' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
   { method: 'GET', path: '/config' },
   { method: 'GET', path: '/projects/:id/security' },
@@ -182,6 +191,17 @@ const plausible = fc.record(
         { requiredKeys: [] },
       ),
     ),
+    url: fc.oneof(
+      fc.webUrl(),
+      json,
+      fc.constantFrom('http://127.0.0.1/hook', 'http://[fe80::1]/', 'ftp://example.com/', 'x'),
+    ),
+    eventTypes: fc.oneof(
+      json,
+      fc.array(fc.oneof(fc.constantFrom('*', 'email.sent', 'segment.entry'), json), {
+        maxLength: 3,
+      }),
+    ),
     position: json,
     fromStepId: json,
     toStepId: json,
@@ -239,6 +259,7 @@ describe('malformed requests never get a 500', () => {
   let stamp: Stamp;
   let workflowId: string;
   let stepId: string;
+  let endpointId: string;
 
   beforeAll(async () => {
     stamp = await startTestStamp();
@@ -261,6 +282,14 @@ describe('malformed requests never get a 500', () => {
       },
     );
     expect(exit.status).toBe(201);
+    // An endpoint no event reaches: the probe's events are not posted anywhere.
+    const endpoint = await call(stamp.url, TEST_KEYS.secretKey, 'POST', '/webhook-endpoints', {
+      url: 'https://hooks.example.com/in',
+      eventTypes: ['campaign.sent'],
+      enabled: false,
+    });
+    expect(endpoint.status).toBe(201);
+    endpointId = (endpoint.body as { id: string }).id;
   });
 
   afterAll(async () => {
@@ -276,8 +305,11 @@ describe('malformed requests never get a 500', () => {
         async (body, id, params) => {
           const search = new URLSearchParams(params).toString();
           const target =
-            path.replace(':workflow', workflowId).replace(':step', stepId).replace(':id', id) +
-            (search === '' ? '' : `?${search}`);
+            path
+              .replace(':workflow', workflowId)
+              .replace(':step', stepId)
+              .replace(':endpoint', endpointId)
+              .replace(':id', id) + (search === '' ? '' : `?${search}`);
           const payload =
             method === 'GET' || method === 'DELETE'
               ? undefined

@@ -218,7 +218,7 @@ it('delivers signed events, retrying failed attempts with the same webhook-id', 
   expect(ids.size).toBe(1);
   expect(JSON.parse(attempts[0]?.body ?? '')).toEqual({
     type: 'event.tracked',
-    timestamp: expect.any(String),
+    timestamp: expect.any(String) as string,
     data: {
       eventId,
       trackedEventId: eventId,

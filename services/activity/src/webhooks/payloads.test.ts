@@ -44,7 +44,7 @@ it('posts email.sent without the rendered body, headers or attachments', () => {
     type: 'email.sent',
     subjectId: 'c1',
     data: {
-      eventId: expect.any(String),
+      eventId: expect.any(String) as string,
       emailId: 'm1',
       contactId: 'c1',
       to: { email: 'ada@example.org' },
@@ -88,9 +88,14 @@ it('posts nothing erased but the deletion, and nothing without a project', () =>
     type: 'contact.deleted',
     data: { contactId: 'c1' },
   });
-  const orphan = recorded('contact-c1', 'ContactSubscribed', {}, {
-    metadata: { correlationId: 'r' },
-  } as Partial<RecordedEvent>);
+  const orphan = recorded(
+    'contact-c1',
+    'ContactSubscribed',
+    {},
+    {
+      metadata: { correlationId: 'r' },
+    },
+  );
   expect(webhookPayloadOf(orphan)).toBeNull();
   expect(webhookPayloadOf(recorded('domain-d1', 'DomainAdded', {}))).toBeNull();
 });

@@ -94,6 +94,15 @@ export interface DeliveryWorkerOptions {
   perEndpoint?: number;
 }
 
+/** A due delivery read by the worker, with its endpoint as read then. */
+interface Queued {
+  delivery: WebhookDeliveryDocument;
+  endpoint: WebhookEndpointDocument | undefined;
+}
+
+/** Most due deliveries read by one poll. */
+const POLL_BATCH = 500;
+
 /** The lease of the delivery worker. */
 export const DELIVERY_LEASE = 'webhook-deliveries';
 
@@ -106,6 +115,11 @@ export class WebhookDeliveryWorker {
   private readonly now: () => number;
   private readonly retryDelaysMs: readonly number[];
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Due deliveries read but not started yet, with their endpoints as read. */
+  private queue: Queued[] = [];
+  private readonly maxInFlight: number;
+  /** The endpoints' failing times (epoch ms, null: succeeding), as this worker last wrote them. */
+  private readonly failing = new Map<string, number | null>();
   private readonly perEndpoint = new Map<string, number>();
   private readonly signers = new Map<string, { sealed: string; webhook: Webhook }>();
   private timer: NodeJS.Timeout | undefined;
@@ -117,6 +131,7 @@ export class WebhookDeliveryWorker {
     this.options = options;
     this.now = options.now ?? Date.now;
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
+    this.maxInFlight = options.maxInFlight ?? 64;
   }
 
   /** Starts polling. */
@@ -152,6 +167,7 @@ export class WebhookDeliveryWorker {
     this.stopped = true;
     clearInterval(this.timer);
     await this.polling;
+    this.queue = [];
     await Promise.all(this.inFlight.values());
     await this.options.leases.release(DELIVERY_LEASE, this.owner);
   }
@@ -161,36 +177,62 @@ export class WebhookDeliveryWorker {
     return this.inFlight.size;
   }
 
-  /** Starts attempts of due deliveries while there is room. */
+  /**
+   * Reads due deliveries into the queue when it runs low (at most {@link POLL_BATCH} at a time,
+   * those already queued or running left out), with their endpoints, then starts attempts.
+   */
   private async poll(): Promise<void> {
     const { views, leases } = this.options;
-    const maxInFlight = this.options.maxInFlight ?? 64;
-    const room = maxInFlight - this.inFlight.size;
-    if (room <= 0) return;
+    if (this.queue.length >= this.maxInFlight) {
+      this.pump();
+      return;
+    }
     if (!(await leases.acquire(DELIVERY_LEASE, this.owner, LEASE_TTL_MS))) return;
+    // Another worker may have held the lease since: failing times are read afresh.
+    this.failing.clear();
     const due = await views
       .collection<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES)
       .find(
         { status: 'PENDING', nextAttemptAt: { $lte: this.now() } },
-        { sort: { nextAttemptAt: 1 }, limit: this.inFlight.size + room * 4 },
+        { sort: { nextAttemptAt: 1 }, limit: POLL_BATCH },
       );
-    const fresh = due.filter((delivery) => !this.inFlight.has(delivery._id));
-    if (fresh.length === 0) return;
-    const endpointIds = [...new Set(fresh.map((delivery) => delivery.endpointId))];
-    const endpoints = new Map(
-      (
-        await views
-          .collection<WebhookEndpointDocument>(WEBHOOK_ENDPOINTS)
-          .find({ _id: { $in: endpointIds } })
-      ).map((endpoint) => [endpoint._id, endpoint]),
+    const queued = new Set(this.queue.map((item) => item.delivery._id));
+    const fresh = due.filter(
+      (delivery) => !this.inFlight.has(delivery._id) && !queued.has(delivery._id),
     );
+    if (fresh.length > 0) {
+      const endpointIds = [...new Set(fresh.map((delivery) => delivery.endpointId))];
+      const endpoints = new Map(
+        (
+          await views
+            .collection<WebhookEndpointDocument>(WEBHOOK_ENDPOINTS)
+            .find({ _id: { $in: endpointIds } })
+        ).map((endpoint) => [endpoint._id, endpoint]),
+      );
+      for (const delivery of fresh) {
+        this.queue.push({ delivery, endpoint: endpoints.get(delivery.endpointId) });
+      }
+    }
+    this.pump();
+  }
+
+  /**
+   * Starts queued attempts while fewer than `maxInFlight` run, at most `perEndpoint` per
+   * endpoint (the others stay queued, in order); asks for a poll when the queue runs low.
+   */
+  private pump(): void {
+    if (this.stopped) return;
     const limit = this.options.perEndpoint ?? 16;
-    for (const delivery of fresh) {
-      if (this.inFlight.size >= maxInFlight) break;
+    const waiting: Queued[] = [];
+    for (const item of this.queue) {
+      const { delivery } = item;
       const running = this.perEndpoint.get(delivery.endpointId) ?? 0;
-      if (running >= limit) continue;
+      if (this.inFlight.size >= this.maxInFlight || running >= limit) {
+        waiting.push(item);
+        continue;
+      }
       this.perEndpoint.set(delivery.endpointId, running + 1);
-      const attempt = this.attempt(delivery, endpoints.get(delivery.endpointId))
+      const attempt = this.attempt(delivery, item.endpoint)
         .catch((error: unknown) => {
           this.options.logger.error({ err: error, deliveryId: delivery._id }, 'webhook attempt');
         })
@@ -199,10 +241,13 @@ export class WebhookDeliveryWorker {
           const left = (this.perEndpoint.get(delivery.endpointId) ?? 1) - 1;
           if (left > 0) this.perEndpoint.set(delivery.endpointId, left);
           else this.perEndpoint.delete(delivery.endpointId);
-          this.nudge();
+          if (this.stopped) return;
+          if (this.queue.length < this.maxInFlight) this.nudge();
+          else this.pump();
         });
       this.inFlight.set(delivery._id, attempt);
     }
+    this.queue = waiting;
   }
 
   /** One attempt of `delivery`, recorded on it. */
@@ -314,10 +359,14 @@ export class WebhookDeliveryWorker {
     const { views } = this.options;
     const health = views.collection<HealthDocument>(WEBHOOK_ENDPOINT_HEALTH);
     const deliveries = views.collection<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES);
-    const known = await health.findOne({ _id: endpoint._id });
-    const failingSince = known?.failingSince ?? null;
+    let failingSince = this.failing.get(endpoint._id);
+    if (failingSince === undefined) {
+      failingSince = (await health.findOne({ _id: endpoint._id }))?.failingSince ?? null;
+      this.failing.set(endpoint._id, failingSince);
+    }
     if (succeeded) {
       if (failingSince === null) return;
+      this.failing.set(endpoint._id, null);
       await health.updateOne({ _id: endpoint._id }, { $set: { failingSince: null } });
       await deliveries.updateMany(
         { endpointId: endpoint._id, status: 'PENDING', nextAttemptAt: { $gt: at } },
@@ -327,6 +376,7 @@ export class WebhookDeliveryWorker {
       return;
     }
     if (failingSince === null) {
+      this.failing.set(endpoint._id, at);
       await health.updateOne(
         { _id: endpoint._id },
         { $set: { failingSince: at } },
@@ -344,6 +394,7 @@ export class WebhookDeliveryWorker {
       sinceIso,
       reason,
     );
+    this.failing.set(endpoint._id, null);
     await health.updateOne({ _id: endpoint._id }, { $set: { failingSince: null } });
     await deliveries.updateMany(
       { endpointId: endpoint._id, status: 'PENDING' },
