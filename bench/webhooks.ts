@@ -128,3 +128,8 @@ figure('webhooks.outage', downMs, 'ms');
 figure('webhooks.outage_events', downCount, 'events');
 figure('webhooks.drain_after_outage', drainMs, 'ms');
 figure('webhooks.backlog_drain_per_s', ((downCount + 1) * 1000) / drainMs, 'events/s');
+figure(
+  'webhooks.backlog_ratio_to_bare_posts',
+  ((downCount + 1) * baselineMs) / (count * drainMs),
+  'x',
+);

@@ -368,3 +368,11 @@ export interface IntegrationEvents {
   [SEGMENT_MEMBERSHIP_STREAM_CATEGORY]: SegmentMembershipStreamEvents;
   [WORKFLOW_EXECUTION_STREAM_CATEGORY]: WorkflowExecutionStreamEvents;
 }
+
+/**
+ * The events of a stream's event map (`EmailStreamEvents`, …) as a union discriminated by `type`,
+ * for narrowing a recorded event: `event as unknown as TypedEvent<EmailStreamEvents>`.
+ */
+export type TypedEvent<Events> = {
+  [Type in keyof Events]: { type: Type; data: Events[Type] };
+}[keyof Events];

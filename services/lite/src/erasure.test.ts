@@ -42,8 +42,8 @@ describe('deleting a contact erases its personal data', () => {
     });
     expect(sent.status).toBe(200);
     const emailId = (sent.body as { data: { emails: { email: string }[] } }).data.emails[0]!.email;
-    // The sandbox delivery reached the outbox before the deletion.
-    for (let attempt = 0; attempt < 100; attempt += 1) {
+    // The sandbox delivery reached the outbox before the deletion (within 10 s).
+    for (let attempt = 0; attempt < 500; attempt += 1) {
       const outbox = await call(stamp.url, sk, 'GET', `/outbox/${emailId}`);
       if (outbox.status === 200) break;
       await new Promise((resolve) => setTimeout(resolve, 20));

@@ -47,6 +47,7 @@ import {
   type SegmentMembershipStreamEvents,
   TRACKED_EVENT_STREAM_CATEGORY,
   type TrackedEventStreamEvents,
+  type TypedEvent,
   WORKFLOW_EXECUTION_STREAM_CATEGORY,
   type WorkflowExecutionStreamEvents,
 } from '@stamp/contracts';
@@ -103,10 +104,6 @@ const URL_ADDRESS = /[A-Za-z0-9._%+-]+(?:@|%40)[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+
 /** `url` with every email address in it (a query parameter, say) replaced by `[address]`. */
 export const maskUrlAddresses = (url: string): string => url.replace(URL_ADDRESS, '[address]');
 
-type Typed<Events> = {
-  [Type in keyof Events]: { type: Type; data: Events[Type] };
-}[keyof Events];
-
 /** Decides the feed change of one recorded event. */
 export function decideActivity(event: RecordedEvent): ActivityChange {
   const projectId = event.metadata.projectId;
@@ -116,7 +113,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
 
   if (category === CONTACT_STREAM_CATEGORY) {
     const contactId = entityIdOf(event.streamId);
-    const typed = event as unknown as Typed<ContactStreamEvents>;
+    const typed = event as unknown as TypedEvent<ContactStreamEvents>;
     if (typed.type === 'ContactDeleted') return { kind: 'forgetContact', projectId, contactId };
     if (event.erased === true) return NONE;
     if (typed.type === 'ContactSubscribed' || typed.type === 'ContactUnsubscribed') {
@@ -139,14 +136,14 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
   });
 
   if (category === TRACKED_EVENT_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<TrackedEventStreamEvents>;
+    const typed = event as unknown as TypedEvent<TrackedEventStreamEvents>;
     if (typed.type !== 'EventTracked') return NONE;
     const { name, contactId, data } = typed.data;
     return triggered(contactId, name, { ...data });
   }
 
   if (category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<SegmentMembershipStreamEvents>;
+    const typed = event as unknown as TypedEvent<SegmentMembershipStreamEvents>;
     if (typed.type !== 'SegmentEntered' && typed.type !== 'SegmentExited') return NONE;
     const { name, contactId, segmentId, segmentName } = typed.data;
     return triggered(contactId, name, { segmentId, segmentName });
@@ -154,7 +151,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
 
   if (category === EMAIL_STREAM_CATEGORY) {
     const emailId = entityIdOf(event.streamId);
-    const typed = event as unknown as Typed<EmailStreamEvents>;
+    const typed = event as unknown as TypedEvent<EmailStreamEvents>;
     switch (typed.type) {
       case 'EmailQueued': {
         const { contactId, subject, templateId, campaignId } = typed.data;
@@ -234,7 +231,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
     }
   }
   if (category === INBOUND_EMAIL_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<InboundEmailStreamEvents>;
+    const typed = event as unknown as TypedEvent<InboundEmailStreamEvents>;
     if (typed.type !== 'EmailReceived') return NONE;
     const { contactId, subject } = typed.data;
     return { kind: 'add', item: { ...base, type: 'email.received', contactId, data: { subject } } };
@@ -242,7 +239,7 @@ export function decideActivity(event: RecordedEvent): ActivityChange {
   if (category === WORKFLOW_EXECUTION_STREAM_CATEGORY) return decideExecution(event, base);
   if (category === CAMPAIGN_STREAM_CATEGORY) {
     const campaignId = entityIdOf(event.streamId);
-    const typed = event as unknown as Typed<CampaignStreamEvents>;
+    const typed = event as unknown as TypedEvent<CampaignStreamEvents>;
     if (typed.type === 'CampaignScheduled') {
       const { scheduledFor } = typed.data;
       const data = { campaignId, scheduledFor };
@@ -271,7 +268,7 @@ function decideExecution(
   base: { id: string; projectId: string; at: string },
 ): ActivityChange {
   const executionId = entityIdOf(event.streamId);
-  const typed = event as unknown as Typed<WorkflowExecutionStreamEvents>;
+  const typed = event as unknown as TypedEvent<WorkflowExecutionStreamEvents>;
   if (typed.type === 'ExecutionStarted') {
     const { workflowId, contactId } = typed.data;
     const data = { workflowId, executionId };

@@ -365,3 +365,20 @@ it('disables an endpoint that failed for days; its waiting deliveries fail', asy
   expect(accepted.status).toBe(202);
   clockOffset = 0;
 });
+
+it('forgets finished deliveries after 30 days', async () => {
+  const endpoint = await createEndpoint(['event.tracked'], '/old');
+  await track('kept for a while');
+  await eventually('the delivery succeeded', async () => {
+    const found = await deliveriesOf(endpoint);
+    return found[0]?.status === 'SUCCEEDED' ? true : undefined;
+  });
+  clockOffset = 31 * 24 * 3_600_000;
+  try {
+    await eventually('the delivery forgotten', async () =>
+      (await deliveriesOf(endpoint)).length === 0 ? true : undefined,
+    );
+  } finally {
+    clockOffset = 0;
+  }
+});

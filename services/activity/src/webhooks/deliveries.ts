@@ -74,12 +74,13 @@ export interface WebhookDeliveryDocument extends ViewDocument {
 export const deliveryId = (endpointId: string, eventId: string): string =>
   derivedId(`webhook-delivery:${endpointId}:${eventId}`);
 
-/** The indexes of the worker's queue, of the delivery logs and of erasure. */
+/** The indexes of the worker's queue, of the delivery logs, of erasure and of their pruning. */
 export async function createDeliveryIndexes(views: ViewStore): Promise<void> {
   const deliveries = views.collection(WEBHOOK_DELIVERIES);
   await deliveries.createIndex({ status: 1, nextAttemptAt: 1 });
   await deliveries.createIndex({ endpointId: 1, createdAt: -1 });
   await deliveries.createIndex({ subjectId: 1 });
+  await deliveries.createIndex({ createdAt: 1 });
 }
 
 /**

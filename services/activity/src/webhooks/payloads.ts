@@ -44,6 +44,7 @@ import {
   type SegmentMembershipStreamEvents,
   TRACKED_EVENT_STREAM_CATEGORY,
   type TrackedEventStreamEvents,
+  type TypedEvent,
   WORKFLOW_EXECUTION_STREAM_CATEGORY,
   type WorkflowExecutionStreamEvents,
 } from '@stamp/contracts';
@@ -83,10 +84,6 @@ export interface WebhookPayload {
   subjectId?: string;
 }
 
-type Typed<Events> = {
-  [Type in keyof Events]: { type: Type; data: Events[Type] };
-}[keyof Events];
-
 /** The status of a workflow execution after each of its ends. */
 const EXECUTION_ENDS = {
   ExecutionCompleted: 'COMPLETED',
@@ -105,7 +102,7 @@ function describe(event: RecordedEvent): Pick<WebhookPayload, 'type' | 'data'> |
   });
 
   if (category === CONTACT_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<ContactStreamEvents>;
+    const typed = event as unknown as TypedEvent<ContactStreamEvents>;
     const contact = { contactId: entityId };
     if (typed.type === 'ContactDeleted') return post('contact.deleted', contact);
     if (event.erased === true) return null;
@@ -125,7 +122,7 @@ function describe(event: RecordedEvent): Pick<WebhookPayload, 'type' | 'data'> |
   if (event.erased === true) return null;
 
   if (category === EMAIL_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<EmailStreamEvents>;
+    const typed = event as unknown as TypedEvent<EmailStreamEvents>;
     const email = { emailId: entityId };
     switch (typed.type) {
       case 'EmailQueued': {
@@ -160,27 +157,27 @@ function describe(event: RecordedEvent): Pick<WebhookPayload, 'type' | 'data'> |
     }
   }
   if (category === INBOUND_EMAIL_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<InboundEmailStreamEvents>;
+    const typed = event as unknown as TypedEvent<InboundEmailStreamEvents>;
     return typed.type === 'EmailReceived' ? post('email.received', typed.data) : null;
   }
   if (category === TRACKED_EVENT_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<TrackedEventStreamEvents>;
+    const typed = event as unknown as TypedEvent<TrackedEventStreamEvents>;
     if (typed.type !== 'EventTracked') return null;
     return post('event.tracked', { trackedEventId: entityId, ...typed.data });
   }
   if (category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<SegmentMembershipStreamEvents>;
+    const typed = event as unknown as TypedEvent<SegmentMembershipStreamEvents>;
     if (typed.type === 'SegmentEntered') return post('segment.entry', typed.data);
     if (typed.type === 'SegmentExited') return post('segment.exit', typed.data);
     return null;
   }
   if (category === CAMPAIGN_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<CampaignStreamEvents>;
+    const typed = event as unknown as TypedEvent<CampaignStreamEvents>;
     if (typed.type !== 'CampaignSent') return null;
     return post('campaign.sent', { campaignId: entityId, ...typed.data });
   }
   if (category === WORKFLOW_EXECUTION_STREAM_CATEGORY) {
-    const typed = event as unknown as Typed<WorkflowExecutionStreamEvents>;
+    const typed = event as unknown as TypedEvent<WorkflowExecutionStreamEvents>;
     if (typed.type === 'ExecutionStarted') return null;
     const status = EXECUTION_ENDS[typed.type];
     return post('workflow.completed', { executionId: entityId, status, ...typed.data });

@@ -12,6 +12,7 @@
  * - A failed attempt is retried after {@link RETRY_DELAYS_MS} (5 s, 5 min, 30 min, 2 h, 5 h,
  *   10 h, 10 h: eight attempts over 27.6 hours), then the delivery is FAILED. A retry asked for
  *   by hand is one attempt.
+ * - Finished deliveries stay in the log for {@link LOG_RETENTION_MS} (30 days).
  * - An endpoint's first failure since its last success starts its failing time; a success ends
  *   it and makes the endpoint's waiting deliveries due at once (it is back). An endpoint failing
  *   for `disableAfterMs` (default 5 days) is disabled (WebhookEndpointDisabled) and its waiting
@@ -57,6 +58,12 @@ export const RETRY_DELAYS_MS: readonly number[] = [
 
 /** Failing time after which an endpoint is disabled, ms (5 days). */
 export const DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+
+/** How long finished deliveries stay in the log, ms (30 days). */
+export const LOG_RETENTION_MS = 30 * 24 * 3_600_000;
+
+/** How often finished deliveries past {@link LOG_RETENTION_MS} are deleted, ms (1 hour). */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** View collection of the endpoints' failing times (`_id`: endpoint id). */
 export const WEBHOOK_ENDPOINT_HEALTH = 'webhookEndpointHealth';
@@ -125,6 +132,8 @@ export class WebhookDeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private again = false;
+  /** When old deliveries were last deleted, epoch ms. */
+  private prunedAt = 0;
   private stopped = true;
 
   constructor(options: DeliveryWorkerOptions) {
@@ -190,6 +199,7 @@ export class WebhookDeliveryWorker {
     if (!(await leases.acquire(DELIVERY_LEASE, this.owner, LEASE_TTL_MS))) return;
     // Another worker may have held the lease since: failing times are read afresh.
     this.failing.clear();
+    await this.prune();
     const due = await views
       .collection<WebhookDeliveryDocument>(WEBHOOK_DELIVERIES)
       .find(
@@ -214,6 +224,17 @@ export class WebhookDeliveryWorker {
       }
     }
     this.pump();
+  }
+
+  /** Deletes the finished deliveries older than {@link LOG_RETENTION_MS}, once an hour. */
+  private async prune(): Promise<void> {
+    const now = this.now();
+    if (now - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = now;
+    const before = new Date(now - LOG_RETENTION_MS).toISOString();
+    await this.options.views
+      .collection(WEBHOOK_DELIVERIES)
+      .deleteMany({ createdAt: { $lt: before }, status: { $in: ['SUCCEEDED', 'FAILED'] } });
   }
 
   /**
