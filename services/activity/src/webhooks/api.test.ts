@@ -325,6 +325,12 @@ it('fails a delivery once its retries ran out; a manual retry makes one more att
     `/webhook-endpoints/${endpoint.id}/deliveries/${newId()}/retry`,
   );
   expect(unknown.status).toBe(404);
+
+  // Deleting the endpoint deletes its log.
+  const log = platform.views.collection('webhookDeliveries');
+  expect(await log.countDocuments({ endpointId: endpoint.id })).toBe(1);
+  expect((await served.request('DELETE', `/webhook-endpoints/${endpoint.id}`)).status).toBe(204);
+  expect(await log.countDocuments({ endpointId: endpoint.id })).toBe(0);
 });
 
 it('disables an endpoint that failed for days; its waiting deliveries fail', async () => {

@@ -226,6 +226,8 @@ export function webhookEndpointsRouter(deps: WebhookEndpointsRouterDeps): Router
       req.params.id,
     );
     await deps.awaitViews(result.position);
+    // Its log goes with it (a delivery still waiting is dropped by the worker, if it reads it).
+    await deliveries().deleteMany({ endpointId: req.params.id });
     res.status(204).end();
   });
 
