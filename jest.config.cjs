@@ -3,8 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/packages', '<rootDir>/services', '<rootDir>/deploy'],
   testMatch: ['**/*.test.ts'],
-  // @platformatic/kafka and its helpers ship only ES modules: compiled to CommonJS like our code.
-  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?@platformatic[+/])'],
+  // @platformatic/kafka and its helpers, and jose, ship only ES modules: compiled to CommonJS like
+  // our code.
+  transformIgnorePatterns: ['/node_modules/(?!(\\.pnpm/)?(@platformatic|jose)[+/@])'],
   transform: {
     '^.+\\.(ts|m?js)$': [
       '@swc/jest',

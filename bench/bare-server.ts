@@ -1,6 +1,9 @@
+import { hash, verify } from '@node-rs/argon2';
 import express from 'express';
 
-/** Bare Express routes: the baselines of the track, list and memory benchmarks. */
+import { ARGON2_OPTIONS } from '../services/accounts/src/users/passwords.ts';
+
+/** Bare Express routes: the baselines of the track, list, memory and logins benchmarks. */
 const app = express();
 app.use(express.json());
 app.get('/readyz', (_req, res) => {
@@ -29,5 +32,12 @@ app.get('/redirect', (_req, res) => {
 });
 app.post('/v1/track', (req, res) => {
   res.json({ success: true, data: { received: typeof req.body } });
+});
+/** A password check at Stamp's argon2id cost, the baseline of the logins benchmark. */
+const stored = await hash('correct horse battery', ARGON2_OPTIONS);
+app.post('/auth/login', async (req, res) => {
+  const { password } = req.body as { password: string };
+  const ok = await verify(stored, password);
+  res.status(ok ? 200 : 401).json({ ok });
 });
 app.listen(Number(process.env.PORT), '127.0.0.1');

@@ -1,7 +1,7 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
  * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
- * distributed, campaign, segments, workflows, tracking, dsn, webhooks. They are measurements, not tests.
+ * distributed, campaign, segments, workflows, tracking, dsn, webhooks, logins. They are measurements, not tests.
  */
 const benchmarks = [
   'track',
@@ -20,6 +20,7 @@ const benchmarks = [
   'tracking',
   'dsn',
   'webhooks',
+  'logins',
 ] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {

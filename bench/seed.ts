@@ -49,7 +49,12 @@ export async function seedContacts(
     logger,
     awaitViews: async () => undefined,
   };
-  const project = await createAccountsService(base).api.defaultProjectId();
+  const project = await createAccountsService({
+    ...base,
+    secrets: new Secrets(randomBytes(32)),
+    publicUrl: 'http://localhost',
+    signupOpen: false,
+  }).api.defaultProjectId();
   if (project === null) throw new Error('the first start created no project');
   const service = createContactsService({
     ...base,

@@ -467,6 +467,13 @@ describe('the events the services really append', () => {
     await api('POST', `/workflows/${waiting.id}/executions/cancel-all`);
     await api('DELETE', `/workflows/${waiting.id}`);
 
+    // A user signs up (the first: owner of the default project) and creates a project.
+    const signup = await call(stamp.url, undefined, 'POST', '/auth/signup', {
+      email: 'owner@example.org',
+      password: 'correct horse battery',
+    });
+    expect(signup.status).toBe(201);
+
     // Webhook endpoints: created, changed and deleted (the disabling is built below).
     const hook = (await api('POST', '/webhook-endpoints', {
       url: 'https://hooks.example.com/in',

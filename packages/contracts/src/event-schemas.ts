@@ -368,10 +368,36 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'The default project of this installation was claimed (once per data folder).',
     object('The claimed project.', { projectId: nonEmpty('Project id.') }),
   ),
+  BootstrapOwnerClaimed: v1(
+    'bootstrap',
+    'The first user to sign up took the ownership of the default project (once per data folder).',
+    object('The owner.', { userId: nonEmpty('User id.') }),
+  ),
   UserRegistered: v1(
     'user',
     'A user was registered.',
-    object('The user.', { email: nonEmpty('Email address.'), name: text('Display name.') }),
+    object(
+      'The user.',
+      {
+        email: nonEmpty('Email address, lower-cased.'),
+        name: text('Display name.'),
+        passwordHash: nonEmpty('The password, hashed (argon2id, PHC string); absent for none.'),
+      },
+      ['email', 'name'],
+    ),
+  ),
+  UserEmailClaimed: v1(
+    'userEmail',
+    'An email address was claimed by a user account (one account per address).',
+    object('The claim.', { userId: nonEmpty('User id.') }),
+  ),
+  ProjectMemberAdded: v1(
+    'project',
+    'A user became a member of a project, with a role.',
+    object('The member.', {
+      userId: nonEmpty('User id.'),
+      role: oneOfStrings(['OWNER', 'ADMIN', 'MEMBER'], 'Role in the project.'),
+    }),
   ),
   ProjectCreated: v1(
     'project',
@@ -1230,8 +1256,18 @@ const topic = (category: string, owner: string, description: string): TopicInfo 
 
 /** Every topic of the bus (one per stream category), with its owner and event types. */
 export const TOPICS: readonly TopicInfo[] = [
-  topic('bootstrap', 'accounts', 'The claim of the default project (stream `bootstrap-default`).'),
+  topic(
+    'bootstrap',
+    'accounts',
+    'The claims of the default project and of its first owner (streams `bootstrap-default`, ' +
+      '`bootstrap-owner`).',
+  ),
   topic('user', 'accounts', 'Users (streams `user-<userId>`).'),
+  topic(
+    'userEmail',
+    'accounts',
+    'Claims of email addresses by user accounts (streams `userEmail-<derived id of the address>`).',
+  ),
   topic('project', 'accounts', 'Projects and their API keys (streams `project-<projectId>`).'),
   topic('contact', 'contacts', 'Contacts (streams `contact-<contactId>`).'),
   topic(

@@ -6,9 +6,17 @@
 
 /** The caller of a request, resolved from its API key by the gateway (spec part 5). */
 export interface Caller {
+  /** The project acted on; empty on a user's own routes (`/users/@me`, its project list). */
   projectId: string;
-  /** `public` for pk_ keys, `secret` for sk_ keys. */
+  /**
+   * `public` for pk_ keys, `secret` for sk_ keys and for a member's session, which acts on its
+   * project with the secret key's access, within its role.
+   */
   keyKind: 'public' | 'secret';
+  /** The signed-in user, when the caller authenticated with a session cookie. */
+  userId?: string;
+  /** That user's role in `projectId`. */
+  role?: MemberRole;
   /** Request id (UUID), also the correlation id of the events the request causes. */
   requestId: string;
 }
@@ -95,6 +103,23 @@ export type KeyKind = 'public' | 'secret';
 export interface KeysApi {
   /** The project and kind of an API key, or null when the key is unknown or was replaced. */
   resolveKey(key: string): Promise<{ projectId: string; kind: KeyKind } | null>;
+  /**
+   * The user of a session token and their role in `projectId` (null: the user is not a member;
+   * `projectId` null: no project asked for), or null when the token is invalid, expired or its
+   * user unknown. `renewed` is a fresh token when this one is due for renewal.
+   */
+  resolveSession(token: string, projectId: string | null): Promise<SessionResolution | null>;
+}
+
+/** A role in a project (API reference, "Enums"). */
+export type MemberRole = 'OWNER' | 'ADMIN' | 'MEMBER';
+
+/** What {@link KeysApi.resolveSession} answers for a valid session. */
+export interface SessionResolution {
+  userId: string;
+  role: MemberRole | null;
+  /** A fresh session token to set as the cookie, when this one is due for renewal. */
+  renewed?: string;
 }
 export * from './integration-events.ts';
 export * from './event-schemas.ts';

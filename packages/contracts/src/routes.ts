@@ -31,8 +31,9 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   workflows: ['/workflows'],
 };
 
-/** Path prefixes answered without an API key (signed links in emails). */
+/** Path prefixes answered without an API key (signed links in emails, sign-up and login). */
 export const PUBLIC_SERVICE_ROUTES: Readonly<Partial<Record<RoutedService, readonly string[]>>> = {
+  accounts: ['/auth'],
   contacts: ['/subscribe', '/unsubscribe', '/manage'],
   sending: ['/t', '/webhooks/sns'],
 };

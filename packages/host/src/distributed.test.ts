@@ -446,6 +446,28 @@ describeWith(engines)('distributed mode, one process per service', () => {
     expect(security.body).toMatchObject({ error: { code: 'PROJECT_ACCESS_DENIED' } });
   }, 90_000);
 
+  it('signs a user up through the gateway and serves the dashboard routes to the session', async () => {
+    const signup = await fetchJson(`${gateway}/auth/signup`, {
+      method: 'POST',
+      body: { email: 'owner@example.org', password: 'correct horse battery' },
+    });
+    expect(signup.status).toBe(201);
+    const cookie = signup.headers.getSetCookie()[0]?.split(';')[0] ?? '';
+    expect(cookie).toMatch(/^stamp_session=/);
+    const session = { cookie, origin: gateway };
+    const projects = await fetchJson(`${gateway}/users/@me/projects`, { headers: session });
+    const [project] = projects.body as { id: string; role: string }[];
+    expect(project).toMatchObject({ role: 'OWNER' });
+    const contacts = await fetchJson(`${gateway}/contacts?limit=5`, {
+      headers: { ...session, 'x-project-id': project?.id ?? '' },
+    });
+    expect(contacts.status).toBe(200);
+    const elsewhere = await fetchJson(`${gateway}/contacts`, {
+      headers: { ...session, 'x-project-id': '00000000-0000-7000-8000-000000000000' },
+    });
+    expect(elsewhere.status).toBe(404);
+  }, 60_000);
+
   it('posts signed events to a webhook endpoint from the activity process', async () => {
     const created = await call('POST', '/webhook-endpoints', {
       url: receiver.url,

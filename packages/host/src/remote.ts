@@ -2,13 +2,16 @@ import { request as httpRequest } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 
 import { type Caller, pathIsUnder } from '@stamp/contracts';
-import { ApiError, type FieldError, type ServiceModule } from '@stamp/http-kit';
+import { ApiError, clientAddressOf, type FieldError, type ServiceModule } from '@stamp/http-kit';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 
 /** Header carrying the internal token on calls between processes. */
 export const INTERNAL_TOKEN_HEADER = 'x-stamp-internal-token';
 /** Header carrying the authenticated caller (JSON `Caller`) from the gateway to a service. */
 export const CALLER_HEADER = 'x-stamp-caller';
+
+/** The client's address as the gateway saw it, on forwarded requests. */
+export const CLIENT_ADDRESS_HEADER = 'x-stamp-client-address';
 
 /** Functions of a command or query API that take and return JSON values. */
 type RemoteMethods<T> = {
@@ -36,11 +39,14 @@ export function requireInternalToken(token: string): RequestHandler {
 }
 
 /**
- * Sets `res.locals.caller` from the gateway's caller header, so a service's routes read the
- * caller as they do in embedded mode (`caller(res)`).
+ * Sets `res.locals.caller` from the gateway's caller header and `res.locals.clientAddress` from
+ * its client address header, so a service's routes read them as they do in embedded mode
+ * (`caller(res)`, `clientAddressOf`).
  */
 export function callerFromGateway(): RequestHandler {
   return (req, res, next) => {
+    const address = req.header(CLIENT_ADDRESS_HEADER);
+    if (address !== undefined) (res.locals as { clientAddress?: string }).clientAddress = address;
     const header = req.header(CALLER_HEADER);
     if (header !== undefined) {
       try {
@@ -138,6 +144,7 @@ const DROPPED_REQUEST_HEADERS = new Set([
   'transfer-encoding',
   INTERNAL_TOKEN_HEADER,
   CALLER_HEADER,
+  CLIENT_ADDRESS_HEADER,
 ]);
 const DROPPED_RESPONSE_HEADERS = new Set([
   'connection',
@@ -188,6 +195,7 @@ async function proxy(
     if (value !== undefined && !DROPPED_REQUEST_HEADERS.has(header)) headers[header] = value;
   }
   headers[INTERNAL_TOKEN_HEADER] = options.token;
+  headers[CLIENT_ADDRESS_HEADER] = clientAddressOf(req, res);
   const caller = (res.locals as { caller?: Caller }).caller;
   if (caller !== undefined) headers[CALLER_HEADER] = JSON.stringify(caller);
   // A body express.json() consumed is re-encoded; an unread one is streamed.

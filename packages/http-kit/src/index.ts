@@ -10,3 +10,4 @@ export * from './paths.ts';
 export * from './listen.ts';
 export * from './email-address.ts';
 export * from './body.ts';
+export * from './session-cookie.ts';

@@ -39,6 +39,7 @@ function unb64(text: string): Buffer | null {
  * - `sign`/`verify`: a URL-safe token `<base64url payload>.<base64url HMAC-SHA256>`; the MAC
  *   covers the purpose and the payload with a key derived for the purpose ("sign:" + purpose);
  * - `tag`/`verifyTag`: the same MAC, truncated and in hex, for short signed identifiers;
+ * - `derive`: a raw key for a purpose ("key:" + purpose), for libraries that sign themselves;
  * - `seal`/`open`: AES-256-GCM with a random 12-byte IV and a key derived for the purpose
  *   ("seal:" + purpose); output `v1.<iv>.<ciphertext>.<tag>` (each base64url).
  */
@@ -59,6 +60,14 @@ export class Secrets {
   }
 
   /** A 32-byte key derived with HKDF-SHA256 for `info` (cached). */
+  /**
+   * A 32-byte key for a library that signs or encrypts on its own (a JWT's HMAC key, say),
+   * derived for `purpose` ("key:" + purpose): worthless for every other purpose.
+   */
+  derive(purpose: string): Uint8Array {
+    return new Uint8Array(this.key(`key:${purpose}`));
+  }
+
   private key(info: string): Buffer {
     let key = this.keys.get(info);
     if (key === undefined) {

@@ -60,7 +60,7 @@ export interface ProjectRecord extends ProjectState {
 }
 
 /** The accounts service's command and query API (users, projects, API keys). */
-export interface AccountsApi extends KeysApi {
+export interface AccountsApi extends Pick<KeysApi, 'resolveKey'> {
   /**
    * Creates the default user and project with a key pair on a fresh installation, or makes the
    * given keys current on an existing one (see the accounts brief). Idempotent across restarts.

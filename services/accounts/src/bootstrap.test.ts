@@ -1,4 +1,6 @@
-import { createLogger, openEmbeddedPlatform } from '@stamp/platform';
+import { randomBytes } from 'node:crypto';
+
+import { createLogger, openEmbeddedPlatform, Secrets } from '@stamp/platform';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { createAccountsService } from './index.ts';
@@ -11,6 +13,9 @@ describe('bootstrap across processes sharing a data folder', () => {
     const services = platforms.map((platform) =>
       createAccountsService({
         store: platform.store,
+        secrets: new Secrets(randomBytes(32)),
+        publicUrl: 'http://localhost',
+        signupOpen: false,
         bus: platform.bus,
         views: platform.views,
         logger,

@@ -1,5 +1,5 @@
 /** Configuration rules of the accounts service shared by the processes that bootstrap it. */
-import type { z } from 'zod';
+import { z as zod, type z } from 'zod';
 
 import { shareRandomPart } from './keys.ts';
 
@@ -35,3 +35,11 @@ export function checkBootstrapKeys(env: BootstrapKeyVariables, context: z.Refine
     });
   }
 }
+
+/**
+ * The accounts service's variables (API reference, "Configuration"): `STAMP_SIGNUP` (`true`:
+ * anybody may sign up; `false`: only the first user of an installation, default `true`).
+ */
+export const accountsEnv = {
+  STAMP_SIGNUP: zod.enum(['true', 'false']).default('true'),
+};

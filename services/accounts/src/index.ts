@@ -1,8 +1,14 @@
+import type { KeysApi } from '@stamp/contracts';
 import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
-import type { Consumer } from '@stamp/platform';
+import type { Consumer, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { type AccountsApi, createAccountsApi } from './accounts.ts';
+import { authRouter } from './sessions/api.ts';
+import { sessionTokens } from './sessions/tokens.ts';
+import { usersRouter } from './users/api.ts';
+import { createUsersApi, type UsersApi } from './users/commands.ts';
+import { projectUser, USERS_GROUP, USERS_VIEW } from './users/projection.ts';
 import { projectsRouter } from './projects/api.ts';
 import { protectionRouter } from './protection/api.ts';
 import {
@@ -13,6 +19,7 @@ import {
 import {
   API_KEYS_VIEW,
   KEYS_GROUP,
+  MEMBERS_VIEW,
   PROJECTS_VIEW,
   projectsProjection,
 } from './projects/projection.ts';
@@ -28,24 +35,49 @@ export type { KeyPair } from './projects/decide.ts';
 export type { ApiKeyView, ProjectView } from './projects/projection.ts';
 export { API_KEYS_VIEW, KEYS_GROUP, PROJECTS_VIEW } from './projects/projection.ts';
 export { generateKey, hashKey, isValidKey, shareRandomPart } from './keys.ts';
-export { type BootstrapKeyVariables, checkBootstrapKeys } from './config.ts';
+export { accountsEnv, type BootstrapKeyVariables, checkBootstrapKeys } from './config.ts';
+
+export type { UsersApi } from './users/commands.ts';
 
 /** Dependencies of {@link createAccountsService}. */
-export type AccountsServiceDeps = ServiceDeps;
+export interface AccountsServiceDeps extends ServiceDeps {
+  /** Signs session tokens (a key derived for them). */
+  secrets: Secrets;
+  /** STAMP_PUBLIC_URL: session cookies are Secure when it is https. */
+  publicUrl: string;
+  /** STAMP_SIGNUP: whether anybody may sign up (the first user of an installation always may). */
+  signupOpen: boolean;
+}
 
 /**
- * The accounts service: users, projects and API keys (spec parts 2 and 5). `api` resolves keys
- * for the gateway (KeysApi) and bootstraps the default project; `router` serves
- * `POST /users/@me/projects/:id/regenerate-keys` and the project protection routes
- * (`/projects/:id/security`…); `start()` runs the `accounts-keys` projection (topic `project`)
- * into the `projects` and `api_keys` views, and project protection (group `accounts-protection`,
- * topic `email`), which suspends a project whose bounce or complaint rate passes its threshold.
+ * The accounts service: users, their sessions, projects and API keys (spec parts 2, 4 and 5).
+ * `api` resolves keys and sessions for the gateway (KeysApi) and bootstraps the default project;
+ * `publicRouter` serves `/auth/signup`, `/auth/login` and `/auth/logout`; `router` serves
+ * `/users/@me`, `/users/@me/projects`, `POST /users/@me/projects/:id/regenerate-keys` and the
+ * project protection routes (`/projects/:id/security`…); `start()` runs the `accounts-keys`
+ * projection (topic `project`) into the `projects`, `api_keys` and `project_members` views,
+ * `accounts-users` (topic `user`) into `users`, and project protection (group
+ * `accounts-protection`, topic `email`), which suspends a project whose bounce or complaint rate
+ * passes its threshold.
  */
 export function createAccountsService(
   deps: AccountsServiceDeps,
-): ServiceModule & { api: AccountsApi } {
+): ServiceModule & { api: AccountsApi & KeysApi; users: UsersApi } {
   const logger = deps.logger.child({ service: 'accounts' });
-  const api = createAccountsApi({ ...deps, logger });
+  const accounts = createAccountsApi({ ...deps, logger });
+  const users = createUsersApi({
+    store: deps.store,
+    views: deps.views,
+    awaitViews: deps.awaitViews,
+    tokens: sessionTokens(deps.secrets),
+    defaultProjectId: () => accounts.defaultProjectId(),
+    signupOpen: deps.signupOpen,
+  });
+  const api: AccountsApi & KeysApi = {
+    ...accounts,
+    resolveSession: (token, projectId) => users.resolveSession(token, projectId),
+  };
+  let usersView: Consumer | null = null;
   let consumer: Consumer | null = null;
   let protection: Consumer | null = null;
   const protectionDeps = {
@@ -54,23 +86,36 @@ export function createAccountsService(
     project: (projectId: string) => api.project(projectId),
   };
   const router = Router();
+  router.use(usersRouter({ users }));
   router.use(projectsRouter({ api, awaitViews: deps.awaitViews }));
   router.use(protectionRouter({ ...protectionDeps, awaitViews: deps.awaitViews }));
   return {
     name: 'accounts',
     api,
-    views: [{ groupId: KEYS_GROUP, collections: [API_KEYS_VIEW, PROJECTS_VIEW] }],
+    users,
+    views: [
+      { groupId: KEYS_GROUP, collections: [API_KEYS_VIEW, PROJECTS_VIEW, MEMBERS_VIEW] },
+      { groupId: USERS_GROUP, collections: [USERS_VIEW] },
+    ],
     router,
+    publicRouter: authRouter({ users, publicUrl: deps.publicUrl }),
     async start() {
       if (consumer !== null) return;
       await deps.views.collection(API_KEYS_VIEW).createIndex({ projectId: 1 });
       await deps.views.collection(PROJECTS_VIEW).createIndex({ ownerId: 1 });
+      await deps.views.collection(MEMBERS_VIEW).createIndex({ userId: 1, createdAt: 1 });
+      await deps.views.collection(USERS_VIEW).createIndex({ email: 1 });
       await createProtectionIndexes(deps.views);
       consumer = deps.bus.consume({
         groupId: KEYS_GROUP,
         topics: ['project'],
         handle: projectsProjection(deps.views),
         concurrency: 4,
+      });
+      usersView = deps.bus.consume({
+        groupId: USERS_GROUP,
+        topics: ['user'],
+        handle: (event) => projectUser(deps.views, event),
       });
       protection = deps.bus.consume({
         groupId: PROTECTION_GROUP,
@@ -80,13 +125,14 @@ export function createAccountsService(
       });
     },
     async stop() {
-      const running = [consumer, protection];
+      const running = [consumer, usersView, protection];
       consumer = null;
+      usersView = null;
       protection = null;
       for (const one of running) if (one !== null) await one.stop();
     },
     projections() {
-      return [consumer, protection].filter((one): one is Consumer => one !== null);
+      return [consumer, usersView, protection].filter((one): one is Consumer => one !== null);
     },
   };
 }

@@ -10,15 +10,20 @@ import {
 } from '@stamp/host';
 import { z } from 'zod';
 
-import { checkBootstrapKeys } from './config.ts';
+import { accountsEnv, checkBootstrapKeys } from './config.ts';
 import { createAccountsService } from './index.ts';
 
-/** Environment of the accounts process: the platform's, the port, optional bootstrap keys. */
+/**
+ * Environment of the accounts process: the platform's, the port, optional bootstrap keys, the
+ * public URL (Secure session cookies when https) and whether sign-up is open.
+ */
 const schema = processEnvSchema
   .extend({
     STAMP_PORT: portWithDefault(3001),
     STAMP_BOOTSTRAP_SECRET_KEY: z.string().optional(),
     STAMP_BOOTSTRAP_PUBLIC_KEY: z.string().optional(),
+    STAMP_PUBLIC_URL: z.url().default('http://localhost:3000'),
+    ...accountsEnv,
   })
   .superRefine((env, context) => {
     checkAdapters(env, context);
@@ -27,15 +32,20 @@ const schema = processEnvSchema
 
 /**
  * The accounts service alone in its process (distributed mode): its routes, the key look-up the
- * gateway calls (`POST /internal/accounts/resolveKey`), and the first project's bootstrap, whose
+ * gateway calls (`POST /internal/accounts/resolveKey`, `resolveSession`), and the first project's bootstrap, whose
  * keys are printed once when created.
  */
 runService(
   'accounts',
   schema,
-  ({ env, deps }) => {
-    const accounts = createAccountsService(deps);
-    const methods: (keyof KeysApi)[] = ['resolveKey'];
+  ({ env, deps, secrets }) => {
+    const accounts = createAccountsService({
+      ...deps,
+      secrets,
+      publicUrl: env.STAMP_PUBLIC_URL,
+      signupOpen: env.STAMP_SIGNUP === 'true',
+    });
+    const methods: (keyof KeysApi)[] = ['resolveKey', 'resolveSession'];
     return {
       module: accounts,
       internal: [internalApiRouter<KeysApi>('accounts', accounts.api, methods)],

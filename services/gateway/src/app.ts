@@ -21,8 +21,10 @@ import { authenticate } from './auth.ts';
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
   logger: Logger;
-  /** Resolves API keys to projects (the accounts service). */
+  /** Resolves API keys and sessions to projects (the accounts service). */
   keys: KeysApi;
+  /** STAMP_PUBLIC_URL: the origin of the dashboard, the only one a session may post from. */
+  publicUrl: string;
   /**
    * Services whose `router` is mounted behind authentication, in order; their `publicRouter`s
    * are mounted before authentication.
@@ -59,9 +61,9 @@ export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
  * a body of more than 8 KiB was read closes the connection, so a refused request's body is never
  * read), unauthenticated probes and config (`GET /healthz` → `{status:'ok'}`, `GET /readyz` →
  * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), every
- * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key
- * authentication (spec part 5; reads headers only, so a bad key is answered 401 before any body
- * is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
+ * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key or
+ * session authentication (spec part 5; reads headers only, so a bad key is answered 401 before
+ * any body is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
  * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE, nested deeper than `maxJsonDepth` → 400
  * BAD_REQUEST), `Idempotency-Key` handling on POST /v1/send and /v1/track, every module's router,
  * 404 NOT_FOUND, and the error envelope (spec part 7).
@@ -102,7 +104,7 @@ export function createGateway(options: GatewayOptions): express.Express {
   for (const module of options.modules) {
     if (module.publicRouter !== undefined) app.use(module.publicRouter);
   }
-  app.use(authenticate(options.keys));
+  app.use(authenticate(options.keys, { publicUrl: options.publicUrl }));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use(
     jsonBody({

@@ -22,7 +22,7 @@ import { createGateway } from './app.ts';
 
 /**
  * Environment of the gateway process: the platform's (it reads the idempotency view), the public
- * port, and where each service answers.
+ * port, where each service answers, and the public URL (the origin sessions may post from).
  */
 const schema = processEnvSchema
   .extend({
@@ -39,6 +39,7 @@ const schema = processEnvSchema
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
     STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_SMTP_RELAY: z.enum(['true', 'false']).default('false'),
+    STAMP_PUBLIC_URL: z.url().default('http://localhost:3000'),
   })
   .superRefine(checkAdapters);
 
@@ -72,10 +73,14 @@ runMain(
           { url: urls[name], token },
         ),
       );
-      const keys = remoteApi<KeysApi>('accounts', ['resolveKey'], { url: urls.accounts, token });
+      const keys = remoteApi<KeysApi>('accounts', ['resolveKey', 'resolveSession'], {
+        url: urls.accounts,
+        token,
+      });
       const app = createGateway({
         logger,
         keys,
+        publicUrl: env.STAMP_PUBLIC_URL,
         modules,
         views: platform.views,
         rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },

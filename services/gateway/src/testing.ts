@@ -29,6 +29,8 @@ export function memoryKeys(): KeysApi & { calls: number } {
       keys.calls += 1;
       return table.get(key) ?? null;
     },
+    // No sessions in the gateway's own tests: the platform's test signs users in for real.
+    resolveSession: () => Promise.resolve(null),
   };
   return keys;
 }
@@ -131,6 +133,7 @@ export async function startTestGateway(
   const app = createGateway({
     logger,
     keys,
+    publicUrl: 'http://localhost:3000',
     modules: [echo],
     views: platform.views,
     isReady: () => ready.value,

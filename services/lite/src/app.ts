@@ -61,7 +61,12 @@ export function createServices(
   const publicUrl = config.STAMP_PUBLIC_URL ?? `http://localhost:${config.STAMP_PORT}`;
   const base = { store, bus, views, logger, awaitViews };
 
-  const accounts = createAccountsService(base);
+  const accounts = createAccountsService({
+    ...base,
+    secrets,
+    publicUrl,
+    signupOpen: config.STAMP_SIGNUP === 'true',
+  });
   const contacts = createContactsService({ ...base, resolver, secrets });
   // The return paths' MX: the host that runs the inbound SMTP listener, as recipients reach it.
   const domains = createDomainsService({
@@ -150,6 +155,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
   const app = createGateway({
     logger,
     keys: accounts.api,
+    publicUrl: config.STAMP_PUBLIC_URL ?? `http://localhost:${config.STAMP_PORT}`,
     modules,
     views,
     rateLimit: { limit: config.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },

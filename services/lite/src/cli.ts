@@ -1,6 +1,12 @@
 import { createAccountsService } from '@stamp/accounts';
 import { asyncApiDocument } from '@stamp/contracts';
-import { ConfigError, createLogger, openEmbeddedPlatform } from '@stamp/platform';
+import {
+  ConfigError,
+  createLogger,
+  loadOrCreateSecret,
+  openEmbeddedPlatform,
+  Secrets,
+} from '@stamp/platform';
 
 import { readConfig } from './config.ts';
 import { rebuildViews } from './rebuild.ts';
@@ -63,6 +69,9 @@ async function main(argv: string[]): Promise<number> {
       views: platform.views,
       logger,
       awaitViews: async () => undefined,
+      secrets: new Secrets(config.STAMP_SECRET ?? loadOrCreateSecret(config.STAMP_DATA_DIR)),
+      publicUrl: config.STAMP_PUBLIC_URL ?? `http://localhost:${config.STAMP_PORT}`,
+      signupOpen: config.STAMP_SIGNUP === 'true',
     });
     const projectId = await accounts.api.defaultProjectId();
     if (projectId === null) {

@@ -1,4 +1,4 @@
-import { checkBootstrapKeys, isValidKey } from '@stamp/accounts';
+import { accountsEnv, checkBootstrapKeys, isValidKey } from '@stamp/accounts';
 import { campaignThrottleEnv } from '@stamp/campaigns';
 import { sendingEnv } from '@stamp/sending';
 import { loadConfig, privateTargetsEnv } from '@stamp/platform';
@@ -60,6 +60,7 @@ export const configSchema = z
     /** SQLite page cache of the embedded store, MiB. */
     ...campaignThrottleEnv,
     ...privateTargetsEnv,
+    ...accountsEnv,
     ...sendingEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })

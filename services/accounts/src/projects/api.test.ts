@@ -1,7 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 
 import type { AwaitViews } from '@stamp/contracts';
-import { createLogger, type EmbeddedPlatform, openEmbeddedPlatform } from '@stamp/platform';
+import {
+  createLogger,
+  type EmbeddedPlatform,
+  openEmbeddedPlatform,
+  Secrets,
+} from '@stamp/platform';
 import { serveRouter } from '@stamp/testkit/http.ts';
 
 import { createAccountsService } from '../index.ts';
@@ -32,6 +38,9 @@ async function start(platform?: EmbeddedPlatform): Promise<Harness> {
   };
   const service = createAccountsService({
     store: p.store,
+    secrets: new Secrets(randomBytes(32)),
+    publicUrl: 'http://localhost',
+    signupOpen: false,
     bus: p.bus,
     views: p.views,
     logger,

@@ -13,9 +13,10 @@ export interface ProjectsRouterDeps {
 /**
  * Routes of projects (spec part 4, "Users, projects"):
  * - `POST /users/@me/projects/:id/regenerate-keys` → 200 `{id, name, publicKey, secretKey}`.
- *   Until user login exists the caller authenticates with the project's secret key: 401
+ *   The caller authenticates with the project's secret key or a member's session (the gateway
+ *   takes the project from the path and answers 404 to a user who is not a member): 401
  *   INVALID_API_KEY for a public key, 404 RESOURCE_NOT_FOUND for an unknown project, 403
- *   PROJECT_ACCESS_DENIED when the caller's project is another one. The old keys stop working
+ *   PROJECT_ACCESS_DENIED when the key's project is another one. The old keys stop working
  *   before the response is sent (spec part 5, rule 6).
  */
 export function projectsRouter(deps: ProjectsRouterDeps): Router {

@@ -1,4 +1,5 @@
 /** Events of the `project-<id>` streams (accounts service). */
+import type { MemberRole } from '@stamp/contracts';
 
 /** Stream id of a project. */
 export const projectStreamId = (projectId: string): string => `project-${projectId}`;
@@ -55,9 +56,15 @@ export interface ProjectReinstated {
   data: { reinstatedAt: string };
 }
 
+/** A user joined the project with a role (its creator is its first OWNER, by ProjectCreated). */
+export interface ProjectMemberAdded {
+  type: 'ProjectMemberAdded';
+  data: { userId: string; role: MemberRole };
+}
+
 /** Every event of a project stream. */
 export type ProjectEvent =
-  ProjectCreated | ProjectKeysIssued | ProjectSuspended | ProjectReinstated;
+  ProjectCreated | ProjectKeysIssued | ProjectSuspended | ProjectReinstated | ProjectMemberAdded;
 
 /** Event types of project streams, to narrow recorded events. */
 export const PROJECT_EVENT_TYPES: readonly string[] = [
@@ -65,6 +72,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectKeysIssued',
   'ProjectSuspended',
   'ProjectReinstated',
+  'ProjectMemberAdded',
 ];
 
 /** State of a project folded from its stream. */
@@ -106,5 +114,7 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { ...state, suspension: event.data };
     case 'ProjectReinstated':
       return { ...state, suspension: null, reinstatedAt: event.data.reinstatedAt };
+    case 'ProjectMemberAdded':
+      return state;
   }
 }

@@ -7,7 +7,11 @@ import {
   type ViewStore,
 } from '@stamp/platform';
 
-import { type KeyKind, PROJECTS_VIEW as PROJECTS_VIEW_NAME } from '@stamp/contracts';
+import {
+  type KeyKind,
+  type MemberRole,
+  PROJECTS_VIEW as PROJECTS_VIEW_NAME,
+} from '@stamp/contracts';
 
 import { PROJECT_EVENT_TYPES, type ProjectEvent, type SuspensionData } from './events.ts';
 
@@ -17,6 +21,21 @@ export const KEYS_GROUP = 'accounts-keys';
 export const API_KEYS_VIEW = 'api_keys';
 /** View of the projects. */
 export const PROJECTS_VIEW = PROJECTS_VIEW_NAME;
+/** View of the members of projects, one document per project and user. */
+export const MEMBERS_VIEW = 'project_members';
+
+/** A member of a project (`_id`: `<projectId>:<userId>`). */
+export interface MemberView extends ViewDocument {
+  projectId: string;
+  userId: string;
+  role: MemberRole;
+  /** ISO 8601 time the user joined. */
+  createdAt: string;
+  revision: number;
+}
+
+/** The id of the member document of `userId` in `projectId`. */
+export const memberId = (projectId: string, userId: string): string => `${projectId}:${userId}`;
 
 /** A current API key: `_id` is the SHA-256 hex hash of the key. */
 export interface ApiKeyView extends ViewDocument {
@@ -40,14 +59,24 @@ export interface ProjectView extends ViewDocument {
 }
 
 /**
- * The handler of consumer group `accounts-keys` (topic `project`): fills `projects` and
- * `api_keys`. Idempotent: every write is guarded by the stream revision, so a replayed or
+ * The handler of consumer group `accounts-keys` (topic `project`): fills `projects`,
+ * `api_keys` and `project_members`. Idempotent: every write is guarded by the stream revision, so a replayed or
  * duplicated event changes nothing; on ProjectKeysIssued the project's older key documents are
  * removed and the new ones added, unless a newer pair is already in the view.
  */
 export function projectsProjection(views: ViewStore): EventHandler {
   const keys: ViewCollection<ApiKeyView> = views.collection<ApiKeyView>(API_KEYS_VIEW);
   const projects: ViewCollection<ProjectView> = views.collection<ProjectView>(PROJECTS_VIEW);
+  const members = views.collection<MemberView>(MEMBERS_VIEW);
+  /** Makes `userId` a member of the project with `role` (at the event's revision). */
+  const member = (projectId: string, userId: string, role: MemberRole, recorded: RecordedEvent) =>
+    applyAtRevision(
+      members,
+      memberId(projectId, userId),
+      recorded.revision,
+      { $set: { projectId, userId, role, createdAt: recorded.createdAt } },
+      true,
+    );
   return async (recorded: RecordedEvent) => {
     if (!PROJECT_EVENT_TYPES.includes(recorded.type)) return;
     const event = { type: recorded.type, data: recorded.data } as ProjectEvent;
@@ -70,6 +99,10 @@ export function projectsProjection(views: ViewStore): EventHandler {
           },
           true,
         );
+        await member(projectId, event.data.ownerId, 'OWNER', recorded);
+        return;
+      case 'ProjectMemberAdded':
+        await member(projectId, event.data.userId, event.data.role, recorded);
         return;
       case 'ProjectKeysIssued': {
         const newer = await keys.countDocuments({ projectId, revision: { $gt: revision } });

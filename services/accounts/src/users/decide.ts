@@ -6,6 +6,8 @@ import type { UserEvent, UserState } from './events.ts';
 export interface RegisterUser {
   email: string;
   name: string;
+  /** The password, already hashed (argon2id PHC string); none for the bootstrap's user. */
+  passwordHash?: string;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
@@ -27,5 +29,11 @@ export function registerUser(state: UserState, command: RegisterUser): UserEvent
       { field: 'name', message: 'Name must have 1 to 100 characters', code: 'invalid_length' },
     ]);
   }
-  return [{ type: 'UserRegistered', data: { email, name } }];
+  const { passwordHash } = command;
+  return [
+    {
+      type: 'UserRegistered',
+      data: { email, name, ...(passwordHash === undefined ? {} : { passwordHash }) },
+    },
+  ];
 }

@@ -1,12 +1,18 @@
-/** Events of the `user-<id>` streams (accounts service). */
+/** Events of the `user-<id>` streams and the `userEmail-<id>` claims (accounts service). */
+import { derivedId } from '@stamp/platform';
 
 /** Stream id of a user. */
 export const userStreamId = (userId: string): string => `user-${userId}`;
 
-/** A user was registered (bootstrap today; sign-up later). */
+/** Stream id of the claim of `email` (lower-cased) by a user account: one account per address. */
+export const userEmailStreamId = (email: string): string =>
+  `userEmail-${derivedId(`user-email:${email.trim().toLowerCase()}`)}`;
+
+/** A user was registered: the bootstrap's administrator (no password), or a sign-up. */
 export interface UserRegistered {
   type: 'UserRegistered';
-  data: { email: string; name: string };
+  /** `passwordHash`: argon2id PHC string; absent for a user who cannot log in. */
+  data: { email: string; name: string; passwordHash?: string };
 }
 
 /** Every event of a user stream. */

@@ -1,0 +1,272 @@
+/**
+ * Users and sessions over real sockets (spec part 4 "Users, projects", part 5 item 7; API
+ * reference, "Dashboard authentication and members"): sign-up, login and logout with the session
+ * cookie, the first user owning the default project, the cookie on dashboard routes with the
+ * project named by `X-Project-Id`, cross-project 404s, the CSRF refusal, forged and key-only
+ * cases, failed-login throttling and closed sign-up.
+ */
+import type { JsonResponse } from '@stamp/testkit/net.ts';
+
+import type { Stamp } from './app.ts';
+import { call, startTestStamp, TEST_KEYS } from './testing.ts';
+
+const ORIGIN = 'http://dashboard.test';
+
+let stamp: Stamp;
+let defaultProject: string;
+
+beforeAll(async () => {
+  stamp = await startTestStamp({ STAMP_PUBLIC_URL: ORIGIN });
+  defaultProject = stamp.bootstrap.projectId;
+});
+
+afterAll(async () => {
+  await stamp.close();
+});
+
+/** The session cookie (`name=value`) a response sets, or undefined. */
+function sessionOf(response: JsonResponse): string | undefined {
+  const cookie = response.headers
+    .getSetCookie()
+    .find((value) => value.startsWith('stamp_session='));
+  return cookie?.split(';')[0];
+}
+
+/** A request with the session `cookie`, from the dashboard's origin unless `headers` say else. */
+const withSession = (
+  cookie: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) => call(stamp.url, undefined, method, path, body, { cookie, origin: ORIGIN, ...headers });
+
+async function signup(email: string, password = 'correct horse battery'): Promise<string> {
+  const response = await call(stamp.url, undefined, 'POST', '/auth/signup', {
+    email,
+    password,
+    name: email.split('@')[0],
+  });
+  expect(response.status).toBe(201);
+  const cookie = sessionOf(response);
+  expect(cookie).toBeDefined();
+  return cookie ?? '';
+}
+
+it('signs the first user up as the owner of the default project, with a session cookie', async () => {
+  const response = await call(stamp.url, undefined, 'POST', '/auth/signup', {
+    email: 'Owner@Example.org',
+    password: 'correct horse battery',
+    name: 'Ada',
+  });
+  expect(response.status).toBe(201);
+  expect(response.body).toEqual({
+    id: expect.any(String) as string,
+    email: 'owner@example.org',
+    name: 'Ada',
+    createdAt: expect.any(String) as string,
+  });
+  const setCookie = response.headers.getSetCookie().join('\n');
+  expect(setCookie).toMatch(
+    /stamp_session=[^;]+; Max-Age=604800; Path=\/; Expires=[^;]+; HttpOnly; SameSite=Lax/,
+  );
+  expect(setCookie).not.toMatch(/Secure/);
+  const cookie = sessionOf(response) ?? '';
+
+  const me = await withSession(cookie, 'GET', '/users/@me');
+  expect(me.body).toMatchObject({ email: 'owner@example.org', name: 'Ada' });
+  const projects = await withSession(cookie, 'GET', '/users/@me/projects');
+  expect(projects.body).toEqual([
+    expect.objectContaining({ id: defaultProject, name: 'Default project', role: 'OWNER' }),
+  ]);
+
+  // The dashboard routes of the project, named by X-Project-Id.
+  const created = await withSession(
+    cookie,
+    'POST',
+    '/contacts',
+    { email: 'c@example.org' },
+    {
+      'x-project-id': defaultProject,
+    },
+  );
+  expect(created.status).toBe(201);
+  const listed = await withSession(cookie, 'GET', '/contacts', undefined, {
+    'x-project-id': defaultProject,
+  });
+  expect(JSON.stringify(listed.body)).toContain('c@example.org');
+  // Named by the path.
+  const security = await withSession(cookie, 'GET', `/projects/${defaultProject}/security`);
+  expect(security.status).toBe(200);
+});
+
+it('refuses what a session may not do', async () => {
+  const login = await call(stamp.url, undefined, 'POST', '/auth/login', {
+    email: 'owner@example.org',
+    password: 'correct horse battery',
+  });
+  expect(login.status).toBe(200);
+  const cookie = sessionOf(login) ?? '';
+  const project = { 'x-project-id': defaultProject };
+
+  // No project named: 400; another project: 404, as an unknown one.
+  expect((await withSession(cookie, 'GET', '/contacts')).status).toBe(400);
+  const other = await withSession(cookie, 'GET', '/contacts', undefined, {
+    'x-project-id': '00000000-0000-7000-8000-000000000000',
+  });
+  expect(other.status).toBe(404);
+  expect(other.body).toMatchObject({ error: { code: 'RESOURCE_NOT_FOUND' } });
+  // CSRF: a state-changing request from another origin, or without one.
+  for (const origin of ['http://evil.test', '']) {
+    const refused = await withSession(
+      cookie,
+      'POST',
+      '/contacts',
+      { email: 'x@example.org' },
+      {
+        ...project,
+        origin,
+      },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
+  }
+  // /v1 is key-only.
+  const send = await withSession(
+    cookie,
+    'POST',
+    '/v1/track',
+    { event: 'x', email: 'x@example.org' },
+    project,
+  );
+  expect(send.status).toBe(401);
+  // A forged or altered token.
+  const [name, token] = cookie.split('=');
+  const [header, payload] = (token ?? '').split('.');
+  for (const forged of [`${name}=${header}.${payload}.AAAA`, `${name}=not-a-jwt`]) {
+    const refused = await withSession(forged, 'GET', '/users/@me');
+    expect(refused.status).toBe(401);
+    expect(refused.body).toMatchObject({ error: { code: 'UNAUTHORIZED' } });
+  }
+  // The user routes need a user, not a key.
+  const byKey = await call(stamp.url, TEST_KEYS.secretKey, 'GET', '/users/@me');
+  expect(byKey.status).toBe(401);
+});
+
+it('keeps projects apart: a second user creates their own and cannot reach the first', async () => {
+  const cookie = await signup('second@example.org');
+  expect((await withSession(cookie, 'GET', '/users/@me/projects')).body).toEqual([]);
+  const denied = await withSession(cookie, 'GET', '/contacts', undefined, {
+    'x-project-id': defaultProject,
+  });
+  expect(denied.status).toBe(404);
+
+  const created = await withSession(cookie, 'POST', '/users/@me/projects', {
+    name: 'Side project',
+  });
+  expect(created.status).toBe(201);
+  const project = created.body as {
+    id: string;
+    role: string;
+    secretKey: string;
+    publicKey: string;
+  };
+  expect(project).toMatchObject({ name: 'Side project', role: 'OWNER' });
+  expect(project.secretKey).toMatch(/^sk_/);
+  // Its key works; its data is its own.
+  const contacts = await call(stamp.url, project.secretKey, 'GET', '/contacts');
+  expect(contacts.status).toBe(200);
+  expect(JSON.stringify(contacts.body)).not.toContain('c@example.org');
+  const mine = await withSession(cookie, 'GET', '/contacts', undefined, {
+    'x-project-id': project.id,
+  });
+  expect(mine.status).toBe(200);
+
+  const owner = await call(stamp.url, undefined, 'POST', '/auth/login', {
+    email: 'owner@example.org',
+    password: 'correct horse battery',
+  });
+  const theirs = await withSession(sessionOf(owner) ?? '', 'GET', '/contacts', undefined, {
+    'x-project-id': project.id,
+  });
+  expect(theirs.status).toBe(404);
+});
+
+it('refuses bad sign-ups and logins alike, and slows down repeated failures', async () => {
+  const taken = await call(stamp.url, undefined, 'POST', '/auth/signup', {
+    email: 'owner@example.org',
+    password: 'another password',
+  });
+  expect(taken.status).toBe(409);
+  for (const body of [
+    { email: 'short@example.org', password: 'short' },
+    { email: 'not an email', password: 'long enough password' },
+    { password: 'long enough password' },
+  ]) {
+    expect((await call(stamp.url, undefined, 'POST', '/auth/signup', body)).status).toBe(422);
+  }
+
+  const wrong = await call(stamp.url, undefined, 'POST', '/auth/login', {
+    email: 'owner@example.org',
+    password: 'wrong password',
+  });
+  const unknown = await call(stamp.url, undefined, 'POST', '/auth/login', {
+    email: 'nobody@example.org',
+    password: 'wrong password',
+  });
+  expect(wrong.status).toBe(401);
+  expect(unknown.status).toBe(401);
+  const errorOf = (response: JsonResponse) => {
+    const { error } = response.body as { error: Record<string, unknown> };
+    return { code: error.code, message: error.message, statusCode: error.statusCode };
+  };
+  expect(errorOf(wrong)).toEqual(errorOf(unknown));
+  expect(errorOf(wrong)).toMatchObject({ code: 'INVALID_CREDENTIALS' });
+  expect(sessionOf(wrong)).toBeUndefined();
+
+  // Ten failures for one account: the next attempt, even with the right password, waits.
+  for (let failure = 1; failure <= 10; failure += 1) {
+    await call(stamp.url, undefined, 'POST', '/auth/login', {
+      email: 'second@example.org',
+      password: `wrong ${failure}`,
+    });
+  }
+  const throttled = await call(stamp.url, undefined, 'POST', '/auth/login', {
+    email: 'second@example.org',
+    password: 'correct horse battery',
+  });
+  expect(throttled.status).toBe(429);
+  expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+
+  const logout = await call(stamp.url, undefined, 'GET', '/auth/logout');
+  expect(logout.status).toBe(200);
+  expect(logout.headers.getSetCookie().join('\n')).toMatch(
+    /stamp_session=; Path=\/; Expires=Thu, 01 Jan 1970/,
+  );
+});
+
+it('lets only the first user sign up when sign-up is closed', async () => {
+  const closed = await startTestStamp({ STAMP_SIGNUP: 'false' });
+  try {
+    const body = (email: string) => ({ email, password: 'correct horse battery' });
+    const first = await call(
+      closed.url,
+      undefined,
+      'POST',
+      '/auth/signup',
+      body('first@example.org'),
+    );
+    expect(first.status).toBe(201);
+    const second = await call(
+      closed.url,
+      undefined,
+      'POST',
+      '/auth/signup',
+      body('next@example.org'),
+    );
+    expect(second.status).toBe(403);
+    expect(second.body).toMatchObject({ error: { code: 'FORBIDDEN' } });
+  } finally {
+    await closed.close();
+  }
+});
