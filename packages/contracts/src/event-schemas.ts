@@ -381,7 +381,10 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       {
         email: nonEmpty('Email address, lower-cased.'),
         name: text('Display name.'),
-        passwordHash: nonEmpty('The password, hashed (argon2id, PHC string); absent for none.'),
+        passwordHash: nonEmpty(
+          'The password, hashed (argon2id, PHC string) and sealed (AES-256-GCM) with the platform ' +
+            'secret; absent for a user without one.',
+        ),
       },
       ['email', 'name'],
     ),

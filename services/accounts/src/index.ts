@@ -70,6 +70,7 @@ export function createAccountsService(
     views: deps.views,
     awaitViews: deps.awaitViews,
     tokens: sessionTokens(deps.secrets),
+    secrets: deps.secrets,
     defaultProjectId: () => accounts.defaultProjectId(),
     signupOpen: deps.signupOpen,
   });

@@ -73,6 +73,12 @@ it('signs the first user up as the owner of the default project, with a session 
   expect(setCookie).not.toMatch(/Secure/);
   const cookie = sessionOf(response) ?? '';
 
+  // The log (and so the bus) never carries the password or its hash in the clear.
+  const log = JSON.stringify(await stamp.platform.store.readAll({ after: 0, limit: 10_000 }));
+  expect(log).toContain('UserRegistered');
+  expect(log).not.toContain('$argon2id');
+  expect(log).not.toContain('correct horse battery');
+
   const me = await withSession(cookie, 'GET', '/users/@me');
   expect(me.body).toMatchObject({ email: 'owner@example.org', name: 'Ada' });
   const projects = await withSession(cookie, 'GET', '/users/@me/projects');
@@ -237,6 +243,16 @@ it('refuses bad sign-ups and logins alike, and slows down repeated failures', as
   });
   expect(throttled.status).toBe(429);
   expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+
+  const crossSite = await call(
+    stamp.url,
+    undefined,
+    'POST',
+    '/auth/login',
+    { email: 'owner@example.org', password: 'correct horse battery' },
+    { origin: 'http://evil.test' },
+  );
+  expect(crossSite.status).toBe(403);
 
   const logout = await call(stamp.url, undefined, 'GET', '/auth/logout');
   expect(logout.status).toBe(200);

@@ -10,6 +10,8 @@
  *   for one email, or 30 from one address, within 15 minutes: 429 RATE_LIMIT_EXCEEDED with
  *   `Retry-After`, until the window has passed (a success clears the email's count).
  * - `GET /auth/logout` → 200 `{success: true}`, and the cookie cleared.
+ * A sign-up or login posted by a browser from another origin than the public URL's is refused
+ * with 403 FORBIDDEN (login CSRF).
  */
 import {
   ApiError,
@@ -20,7 +22,7 @@ import {
   requestIdOf,
   setSessionCookie,
 } from '@stamp/http-kit';
-import express, { type Response, Router } from 'express';
+import express, { type RequestHandler, type Response, Router } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 
@@ -76,7 +78,18 @@ export function authRouter(deps: AuthRouterDeps): Router {
     throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'Too many failed logins: try again later');
   }
 
-  router.post('/auth/signup', json, async (req, res) => {
+  const publicOrigin = new URL(deps.publicUrl).origin;
+  /**
+   * 403 FORBIDDEN when a browser posts from another site (its `Origin` is not the public URL's):
+   * no page elsewhere may sign a visitor in, or up, as somebody else.
+   */
+  const sameOrigin: RequestHandler = (req, _res, next) => {
+    const origin = req.get('origin');
+    if (origin === undefined || origin === publicOrigin) next();
+    else next(new ApiError(403, 'FORBIDDEN', 'Cross-site request refused'));
+  };
+
+  router.post('/auth/signup', sameOrigin, json, async (req, res) => {
     const body = parse(signupBody, req.body ?? {});
     const created = await deps.users.signup({
       email: body.email,
@@ -88,7 +101,7 @@ export function authRouter(deps: AuthRouterDeps): Router {
     res.status(201).json(created.user);
   });
 
-  router.post('/auth/login', json, async (req, res) => {
+  router.post('/auth/login', sameOrigin, json, async (req, res) => {
     const body = parse(loginBody, req.body ?? {});
     const email = body.email.trim().toLowerCase();
     const address = clientAddressOf(req, res);

@@ -8,6 +8,7 @@ import { conflict, forbidden } from '@stamp/http-kit';
 import {
   type EventStore,
   newId,
+  type Secrets,
   type ViewStore,
   WrongExpectedRevisionError,
 } from '@stamp/platform';
@@ -27,6 +28,9 @@ import { registerUser } from './decide.ts';
 import { initialUserState, userEmailStreamId, userStreamId } from './events.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { USERS_VIEW, type UserView } from './projection.ts';
+
+/** Purpose of the sealing of password hashes (see `Secrets.seal`). */
+const PASSWORD_PURPOSE = 'password-hash';
 
 /** Claim stream of the first owner of the default project (one per data folder). */
 export const BOOTSTRAP_OWNER_STREAM = 'bootstrap-owner';
@@ -55,6 +59,8 @@ export interface UsersApiDeps {
   views: ViewStore;
   awaitViews: AwaitViews;
   tokens: SessionTokens;
+  /** Seals password hashes, so that the log and the topics never carry them in the clear. */
+  secrets: Secrets;
   /** The default project, which the first user to sign up comes to own. */
   defaultProjectId: () => Promise<string | null>;
   /** STAMP_SIGNUP: whether anybody may sign up (the first user always may). */
@@ -124,7 +130,7 @@ export function createUsersApi(deps: UsersApiDeps) {
     }): Promise<{ user: UserResource; token: string }> {
       const email = input.email.trim().toLowerCase();
       const name = input.name?.trim() || email.split('@')[0] || email;
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = deps.secrets.seal(PASSWORD_PURPOSE, await hashPassword(input.password));
       const userId = newId();
       const events = registerUser(initialUserState, { email, name, passwordHash });
       const metadata = { correlationId: input.correlationId };
@@ -192,7 +198,11 @@ export function createUsersApi(deps: UsersApiDeps) {
       password: string,
     ): Promise<{ user: UserResource; token: string } | null> {
       const found = await users().findOne({ email: email.trim().toLowerCase() });
-      const matches = await verifyPassword(found?.passwordHash ?? null, password);
+      const sealed = found?.passwordHash ?? null;
+      const matches = await verifyPassword(
+        sealed === null ? null : deps.secrets.open(PASSWORD_PURPOSE, sealed),
+        password,
+      );
       if (found === null || !matches) return null;
       return { user: toResource(found), token: await tokens.issue(found._id) };
     },

@@ -6,7 +6,7 @@ import type { UserEvent, UserState } from './events.ts';
 export interface RegisterUser {
   email: string;
   name: string;
-  /** The password, already hashed (argon2id PHC string); none for the bootstrap's user. */
+  /** The password, already hashed (argon2id PHC string) and sealed; none for the bootstrap's user. */
   passwordHash?: string;
 }
 

@@ -11,7 +11,10 @@ export const userEmailStreamId = (email: string): string =>
 /** A user was registered: the bootstrap's administrator (no password), or a sign-up. */
 export interface UserRegistered {
   type: 'UserRegistered';
-  /** `passwordHash`: argon2id PHC string; absent for a user who cannot log in. */
+  /**
+   * `passwordHash`: argon2id PHC string sealed with the platform secret (`Secrets.seal`); absent
+   * for a user who cannot log in.
+   */
   data: { email: string; name: string; passwordHash?: string };
 }
 

@@ -22,7 +22,7 @@ export const USERS_VIEW = 'users';
 export interface UserView extends ViewDocument {
   email: string;
   name: string;
-  /** argon2id PHC string, or null for a user who cannot log in. */
+  /** argon2id PHC string, sealed; null for a user who cannot log in. */
   passwordHash: string | null;
   createdAt: string;
   revision: number;
