@@ -467,12 +467,21 @@ describe('the events the services really append', () => {
     await api('POST', `/workflows/${waiting.id}/executions/cancel-all`);
     await api('DELETE', `/workflows/${waiting.id}`);
 
-    // A user signs up (the first: owner of the default project) and creates a project.
+    // A user signs up (the first: owner of the default project).
     const signup = await call(stamp.url, undefined, 'POST', '/auth/signup', {
       email: 'owner@example.org',
       password: 'correct horse battery',
     });
     expect(signup.status).toBe(201);
+    // A second user joins the default project, and gets another role.
+    const joined = await call(stamp.url, undefined, 'POST', '/auth/signup', {
+      email: 'second@example.org',
+      password: 'correct horse battery',
+    });
+    const secondId = (joined.body as { id: string }).id;
+    const members = `/projects/${stamp.bootstrap.projectId}/members`;
+    await api('POST', members, { email: 'second@example.org', role: 'MEMBER' });
+    await api('PATCH', `${members}/${secondId}`, { role: 'ADMIN' });
 
     // Webhook endpoints: created, changed and deleted (the disabling is built below).
     const hook = (await api('POST', '/webhook-endpoints', {

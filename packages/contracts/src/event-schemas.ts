@@ -394,6 +394,19 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'An email address was claimed by a user account (one account per address).',
     object('The claim.', { userId: nonEmpty('User id.') }),
   ),
+  ProjectMemberRoleChanged: v1(
+    'project',
+    "A member's role in a project changed.",
+    object('The member.', {
+      userId: nonEmpty('User id.'),
+      role: oneOfStrings(['OWNER', 'ADMIN', 'MEMBER'], 'New role.'),
+    }),
+  ),
+  ProjectMemberRemoved: v1(
+    'project',
+    'A member left a project, or was removed from it.',
+    object('The member.', { userId: nonEmpty('User id.') }),
+  ),
   ProjectMemberAdded: v1(
     'project',
     'A user became a member of a project, with a role.',

@@ -4,6 +4,7 @@ import type { Consumer, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { type AccountsApi, createAccountsApi } from './accounts.ts';
+import { membersRouter } from './members/api.ts';
 import { authRouter } from './sessions/api.ts';
 import { sessionTokens } from './sessions/tokens.ts';
 import { usersRouter } from './users/api.ts';
@@ -71,7 +72,11 @@ export function createAccountsService(
     awaitViews: deps.awaitViews,
     tokens: sessionTokens(deps.secrets),
     secrets: deps.secrets,
-    defaultProjectId: () => accounts.defaultProjectId(),
+    defaultProject: async () => {
+      const id = await accounts.defaultProjectId();
+      if (id === null) return null;
+      return { id, ownerId: (await accounts.project(id))?.ownerId ?? null };
+    },
     signupOpen: deps.signupOpen,
   });
   const api: AccountsApi & KeysApi = {
@@ -88,6 +93,7 @@ export function createAccountsService(
   };
   const router = Router();
   router.use(usersRouter({ users }));
+  router.use(membersRouter({ store: deps.store, views: deps.views, awaitViews: deps.awaitViews }));
   router.use(projectsRouter({ api, awaitViews: deps.awaitViews }));
   router.use(protectionRouter({ ...protectionDeps, awaitViews: deps.awaitViews }));
   return {

@@ -100,6 +100,10 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/users/@me' },
   { method: 'GET', path: '/users/@me/projects' },
   { method: 'POST', path: '/users/@me/projects' },
+  { method: 'GET', path: '/projects/:project/members' },
+  { method: 'POST', path: '/projects/:project/members' },
+  { method: 'PATCH', path: '/projects/:project/members/:id' },
+  { method: 'DELETE', path: '/projects/:project/members/:id' },
   { method: 'POST', path: '/webhook-endpoints' },
   { method: 'GET', path: '/webhook-endpoints' },
   { method: 'GET', path: '/webhook-endpoints/:id' },
@@ -187,6 +191,7 @@ const plausible = fc.record(
           operator: fc.oneof(fc.constantFrom('equals', 'exists'), json),
           value: json,
           password: fc.oneof(fc.string({ maxLength: 300 }), json),
+          role: fc.oneof(fc.constantFrom('OWNER', 'ADMIN', 'MEMBER'), json),
           url: fc.oneof(fc.webUrl(), json),
           method: json,
           body: json,
@@ -316,6 +321,7 @@ describe('malformed requests never get a 500', () => {
               .replace(':workflow', workflowId)
               .replace(':step', stepId)
               .replace(':endpoint', endpointId)
+              .replace(':project', stamp.bootstrap.projectId)
               .replace(':id', id) + (search === '' ? '' : `?${search}`);
           const payload =
             method === 'GET' || method === 'DELETE'

@@ -286,3 +286,88 @@ it('lets only the first user sign up when sign-up is closed', async () => {
     await closed.close();
   }
 });
+
+describe('members and roles', () => {
+  const password = 'correct horse battery';
+  const login = async (email: string) =>
+    sessionOf(await call(stamp.url, undefined, 'POST', '/auth/login', { email, password })) ?? '';
+  const inProject = (cookie: string, method: string, path: string, body?: unknown) =>
+    withSession(cookie, method, path, body, { 'x-project-id': defaultProject });
+  it('enforces the permission table for each role', async () => {
+    const members = `/projects/${defaultProject}/members`;
+    const owner = await login('owner@example.org');
+    await signup('admin@example.org');
+    await signup('member@example.org');
+    const idOf = async (email: string) => {
+      const listed = (await inProject(owner, 'GET', members)).body as {
+        userId: string;
+        email: string;
+      }[];
+      return listed.find((member) => member.email === email)?.userId ?? '';
+    };
+    for (const [email, role] of [
+      ['admin@example.org', 'ADMIN'],
+      ['member@example.org', 'MEMBER'],
+    ] as const) {
+      const added = await inProject(owner, 'POST', members, { email, role });
+      expect(added.status).toBe(201);
+      expect(added.body).toMatchObject({ email, role });
+    }
+    expect(
+      (await inProject(owner, 'POST', members, { email: 'member@example.org', role: 'ADMIN' }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await inProject(owner, 'POST', members, { email: 'nobody@example.org', role: 'ADMIN' }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await inProject(owner, 'POST', members, { email: 'admin@example.org', role: 'OWNER' }))
+        .status,
+    ).toBe(422);
+
+    const admin = await login('admin@example.org');
+    const member = await login('member@example.org');
+    const memberId = await idOf('member@example.org');
+    const adminId = await idOf('admin@example.org');
+    const ownerId = await idOf('owner@example.org');
+
+    // Each role against each guarded action: [cookie, expected statuses].
+    const regenerate = `/users/@me/projects/${defaultProject}/regenerate-keys`;
+    expect((await inProject(member, 'POST', regenerate)).status).toBe(403);
+    expect((await inProject(member, 'GET', members)).status).toBe(200);
+    expect(
+      (await inProject(member, 'PATCH', `${members}/${adminId}`, { role: 'MEMBER' })).status,
+    ).toBe(403);
+    expect((await inProject(member, 'GET', '/contacts')).status).toBe(200);
+    expect(
+      (await inProject(admin, 'PATCH', `${members}/${memberId}`, { role: 'ADMIN' })).status,
+    ).toBe(200);
+    expect(
+      (await inProject(admin, 'PATCH', `${members}/${memberId}`, { role: 'MEMBER' })).status,
+    ).toBe(200);
+    expect(
+      (await inProject(admin, 'PATCH', `${members}/${memberId}`, { role: 'OWNER' })).status,
+    ).toBe(403);
+    expect((await inProject(admin, 'DELETE', `${members}/${ownerId}`)).status).toBe(403);
+    const regenerated = await inProject(admin, 'POST', regenerate);
+    expect(regenerated.status).toBe(200);
+
+    // The last OWNER stays; once another is OWNER, the first may step down.
+    expect((await inProject(owner, 'DELETE', `${members}/${ownerId}`)).status).toBe(409);
+    expect(
+      (await inProject(owner, 'PATCH', `${members}/${ownerId}`, { role: 'ADMIN' })).status,
+    ).toBe(409);
+    expect(
+      (await inProject(owner, 'PATCH', `${members}/${adminId}`, { role: 'OWNER' })).status,
+    ).toBe(200);
+    expect(
+      (await inProject(owner, 'PATCH', `${members}/${ownerId}`, { role: 'ADMIN' })).status,
+    ).toBe(200);
+
+    // A member leaves: the project is no longer theirs.
+    expect((await inProject(member, 'DELETE', `${members}/${memberId}`)).status).toBe(204);
+    expect((await inProject(member, 'GET', '/contacts')).status).toBe(404);
+    expect((await withSession(member, 'GET', '/users/@me/projects')).body).toEqual([]);
+  });
+});

@@ -3,6 +3,7 @@ import { ApiError, caller, forbidden, notFound } from '@stamp/http-kit';
 import { Router } from 'express';
 
 import type { AccountsApi } from '../accounts.ts';
+import { authorize } from '../members/permissions.ts';
 
 /** Dependencies of {@link projectsRouter}. */
 export interface ProjectsRouterDeps {
@@ -16,7 +17,7 @@ export interface ProjectsRouterDeps {
  *   The caller authenticates with the project's secret key or a member's session (the gateway
  *   takes the project from the path and answers 404 to a user who is not a member): 401
  *   INVALID_API_KEY for a public key, 404 RESOURCE_NOT_FOUND for an unknown project, 403
- *   PROJECT_ACCESS_DENIED when the key's project is another one. The old keys stop working
+ *   PROJECT_ACCESS_DENIED when the key's project is another one, 403 FORBIDDEN for a MEMBER. The old keys stop working
  *   before the response is sent (spec part 5, rule 6).
  */
 export function projectsRouter(deps: ProjectsRouterDeps): Router {
@@ -31,6 +32,7 @@ export function projectsRouter(deps: ProjectsRouterDeps): Router {
     if (who.projectId !== id) {
       throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
     }
+    authorize(who, 'keys.manage');
     const project = await deps.api.project(id);
     if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
     const issued = await deps.api.issueKeys(id, undefined, who.requestId);

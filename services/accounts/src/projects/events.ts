@@ -1,5 +1,6 @@
 /** Events of the `project-<id>` streams (accounts service). */
 import type { MemberRole } from '@stamp/contracts';
+import type { StreamModel } from '@stamp/platform';
 
 /** Stream id of a project. */
 export const projectStreamId = (projectId: string): string => `project-${projectId}`;
@@ -62,9 +63,27 @@ export interface ProjectMemberAdded {
   data: { userId: string; role: MemberRole };
 }
 
+/** A member's role changed. */
+export interface ProjectMemberRoleChanged {
+  type: 'ProjectMemberRoleChanged';
+  data: { userId: string; role: MemberRole };
+}
+
+/** A member left the project, or was removed from it. */
+export interface ProjectMemberRemoved {
+  type: 'ProjectMemberRemoved';
+  data: { userId: string };
+}
+
 /** Every event of a project stream. */
 export type ProjectEvent =
-  ProjectCreated | ProjectKeysIssued | ProjectSuspended | ProjectReinstated | ProjectMemberAdded;
+  | ProjectCreated
+  | ProjectKeysIssued
+  | ProjectSuspended
+  | ProjectReinstated
+  | ProjectMemberAdded
+  | ProjectMemberRoleChanged
+  | ProjectMemberRemoved;
 
 /** Event types of project streams, to narrow recorded events. */
 export const PROJECT_EVENT_TYPES: readonly string[] = [
@@ -73,6 +92,8 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectSuspended',
   'ProjectReinstated',
   'ProjectMemberAdded',
+  'ProjectMemberRoleChanged',
+  'ProjectMemberRemoved',
 ];
 
 /** State of a project folded from its stream. */
@@ -86,6 +107,8 @@ export interface ProjectState {
   suspension: SuspensionData | null;
   /** When the project was last reinstated (rates count from then), or null. */
   reinstatedAt: string | null;
+  /** The members and their roles, by user id. */
+  members: Readonly<Record<string, MemberRole>>;
 }
 
 /** State of a project with no events. */
@@ -97,13 +120,20 @@ export const initialProjectState: ProjectState = {
   secretKeyHash: null,
   suspension: null,
   reinstatedAt: null,
+  members: {},
 };
 
 /** Applies one event to the project state (pure). */
 export function evolveProject(state: ProjectState, event: ProjectEvent): ProjectState {
   switch (event.type) {
     case 'ProjectCreated':
-      return { ...state, exists: true, name: event.data.name, ownerId: event.data.ownerId };
+      return {
+        ...state,
+        exists: true,
+        name: event.data.name,
+        ownerId: event.data.ownerId,
+        members: { ...state.members, [event.data.ownerId]: 'OWNER' },
+      };
     case 'ProjectKeysIssued':
       return {
         ...state,
@@ -115,6 +145,19 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
     case 'ProjectReinstated':
       return { ...state, suspension: null, reinstatedAt: event.data.reinstatedAt };
     case 'ProjectMemberAdded':
-      return state;
+    case 'ProjectMemberRoleChanged':
+      return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };
+    case 'ProjectMemberRemoved': {
+      const members = Object.entries(state.members).filter(([id]) => id !== event.data.userId);
+      return { ...state, members: Object.fromEntries(members) };
+    }
   }
 }
+
+/** The project streams (see `streamCommands`). */
+export const projectModel: StreamModel<ProjectState, ProjectEvent> = {
+  stream: projectStreamId,
+  initial: () => initialProjectState,
+  evolve: evolveProject,
+  types: new Set(PROJECT_EVENT_TYPES),
+};

@@ -29,6 +29,8 @@ export interface MemberView extends ViewDocument {
   projectId: string;
   userId: string;
   role: MemberRole;
+  /** False once the user left or was removed (the document stays, for the revision guard). */
+  active: boolean;
   /** ISO 8601 time the user joined. */
   createdAt: string;
   revision: number;
@@ -74,7 +76,7 @@ export function projectsProjection(views: ViewStore): EventHandler {
       members,
       memberId(projectId, userId),
       recorded.revision,
-      { $set: { projectId, userId, role, createdAt: recorded.createdAt } },
+      { $set: { projectId, userId, role, active: true, createdAt: recorded.createdAt } },
       true,
     );
   return async (recorded: RecordedEvent) => {
@@ -103,6 +105,24 @@ export function projectsProjection(views: ViewStore): EventHandler {
         return;
       case 'ProjectMemberAdded':
         await member(projectId, event.data.userId, event.data.role, recorded);
+        return;
+      case 'ProjectMemberRoleChanged':
+        await applyAtRevision(
+          members,
+          memberId(projectId, event.data.userId),
+          revision,
+          { $set: { role: event.data.role } },
+          false,
+        );
+        return;
+      case 'ProjectMemberRemoved':
+        await applyAtRevision(
+          members,
+          memberId(projectId, event.data.userId),
+          revision,
+          { $set: { active: false } },
+          false,
+        );
         return;
       case 'ProjectKeysIssued': {
         const newer = await keys.countDocuments({ projectId, revision: { $gt: revision } });

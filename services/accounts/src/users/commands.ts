@@ -61,8 +61,11 @@ export interface UsersApiDeps {
   tokens: SessionTokens;
   /** Seals password hashes, so that the log and the topics never carry them in the clear. */
   secrets: Secrets;
-  /** The default project, which the first user to sign up comes to own. */
-  defaultProjectId: () => Promise<string | null>;
+  /**
+   * The default project and the placeholder user who owns it since the bootstrap, whom the first
+   * user to sign up replaces as its owner; null before the bootstrap.
+   */
+  defaultProject: () => Promise<{ id: string; ownerId: string | null } | null>;
   /** STAMP_SIGNUP: whether anybody may sign up (the first user always may). */
   signupOpen: boolean;
   /** Clock, epoch ms. */
@@ -91,7 +94,10 @@ export function createUsersApi(deps: UsersApiDeps) {
 
   /** The projects `userId` is a member of, oldest first. */
   async function projectsOf(userId: string): Promise<MemberProject[]> {
-    const memberships = await members().find({ userId }, { sort: { createdAt: 1, _id: 1 } });
+    const memberships = await members().find(
+      { userId, active: true },
+      { sort: { createdAt: 1, _id: 1 } },
+    );
     const projects = await views
       .collection<ProjectView>(PROJECTS_VIEW)
       .find({ _id: { $in: memberships.map((membership) => membership.projectId) } });
@@ -116,8 +122,8 @@ export function createUsersApi(deps: UsersApiDeps) {
     user,
 
     /**
-     * Registers a user with a password. The first user of an installation becomes an OWNER of
-     * the default project, whatever `signupOpen` says.
+     * Registers a user with a password. The first user of an installation becomes the OWNER of
+     * the default project in place of the bootstrap's placeholder, whatever `signupOpen` says.
      * @returns the user and a session token.
      * @throws ApiError 403 FORBIDDEN when sign-up is closed; 409 CONFLICT when an account has
      *   this email; 422 VALIDATION_ERROR for a bad email or name.
@@ -146,7 +152,7 @@ export function createUsersApi(deps: UsersApiDeps) {
           events: events.map((event) => ({ ...event, metadata })),
         },
       ];
-      const defaultProject = await deps.defaultProjectId();
+      const defaultProject = await deps.defaultProject();
       let position: number;
       try {
         if (defaultProject === null) {
@@ -160,15 +166,18 @@ export function createUsersApi(deps: UsersApiDeps) {
           },
           ...account,
           {
-            streamId: projectStreamId(defaultProject),
+            streamId: projectStreamId(defaultProject.id),
             expectedRevision: 'any',
             events: [
-              {
-                type: 'ProjectMemberAdded',
-                data: { userId, role: 'OWNER' },
-                metadata: { ...metadata, projectId: defaultProject },
-              },
-            ],
+              { type: 'ProjectMemberAdded', data: { userId, role: 'OWNER' } },
+              // The bootstrap's placeholder administrator, who cannot log in, steps aside.
+              ...(defaultProject.ownerId === null
+                ? []
+                : [{ type: 'ProjectMemberRemoved', data: { userId: defaultProject.ownerId } }]),
+            ].map((event) => ({
+              ...event,
+              metadata: { ...metadata, projectId: defaultProject.id },
+            })),
           },
         ]));
       } catch (error) {
@@ -219,7 +228,7 @@ export function createUsersApi(deps: UsersApiDeps) {
       const membership =
         projectId === null
           ? null
-          : await members().findOne({ _id: memberId(projectId, known._id) });
+          : await members().findOne({ _id: memberId(projectId, known._id), active: true });
       const age = Math.floor(now() / 1000) - verified.issuedAt;
       return {
         userId: known._id,

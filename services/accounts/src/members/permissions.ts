@@ -1,0 +1,46 @@
+/**
+ * Who may do what in a project (spec part 2, "Project"; API reference, "Dashboard authentication
+ * and members"): the one table of guarded actions, checked by {@link authorize}. The project's
+ * secret key acts as an OWNER of its project; a member's session acts with the member's role.
+ *
+ * | action           | OWNER | ADMIN | MEMBER |
+ * |------------------|-------|-------|--------|
+ * | resources        | yes   | yes   | yes    |  contacts, templates, campaigns, … (every other route)
+ * | members.read     | yes   | yes   | yes    |
+ * | members.manage   | yes   | yes   | no     |  invite, remove, change roles below OWNER
+ * | owners.manage    | yes   | no    | no     |  make or unmake an OWNER
+ * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
+ *
+ * Any member may leave; the last OWNER can neither leave nor be demoted.
+ */
+import type { Caller, MemberRole } from '@stamp/contracts';
+import { ApiError } from '@stamp/http-kit';
+
+/** A guarded action. */
+export type Action = 'members.read' | 'members.manage' | 'owners.manage' | 'keys.manage';
+
+/** The roles allowed each action. */
+export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
+  'members.read': ['OWNER', 'ADMIN', 'MEMBER'],
+  'members.manage': ['OWNER', 'ADMIN'],
+  'owners.manage': ['OWNER'],
+  'keys.manage': ['OWNER', 'ADMIN'],
+};
+
+/** The role `caller` acts with in its project: its member role, OWNER for a secret key. */
+export function roleOf(caller: Caller): MemberRole | null {
+  if (caller.userId !== undefined) return caller.role ?? null;
+  return caller.keyKind === 'secret' ? 'OWNER' : null;
+}
+
+/**
+ * Whether `caller` may do `action` in its project.
+ * @throws ApiError 403 FORBIDDEN, naming the roles that may.
+ */
+export function authorize(caller: Caller, action: Action): void {
+  const role = roleOf(caller);
+  const allowed = PERMISSIONS[action];
+  if (role === null || !allowed.includes(role)) {
+    throw new ApiError(403, 'FORBIDDEN', `Only ${allowed.join(' or ')} members may do this`);
+  }
+}
