@@ -394,6 +394,11 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'An email address was claimed by a user account (one account per address).',
     object('The claim.', { userId: nonEmpty('User id.') }),
   ),
+  ProjectRenamed: v1(
+    'project',
+    'A project was renamed.',
+    object('The project.', { name: nonEmpty('New name (1 to 100 characters).') }),
+  ),
   ProjectMemberRoleChanged: v1(
     'project',
     "A member's role in a project changed.",

@@ -6,6 +6,8 @@ import { Router } from 'express';
 import { type AccountsApi, createAccountsApi } from './accounts.ts';
 import { membersRouter } from './members/api.ts';
 import { authRouter } from './sessions/api.ts';
+import { projectSettingsRouter } from './setup/api.ts';
+import { SETUP_GROUP, SETUP_TOPICS, SETUP_VIEW, setupProjection } from './setup/progress.ts';
 import { sessionTokens } from './sessions/tokens.ts';
 import { usersRouter } from './users/api.ts';
 import { createUsersApi, type UsersApi } from './users/commands.ts';
@@ -84,6 +86,7 @@ export function createAccountsService(
     resolveSession: (token, projectId) => users.resolveSession(token, projectId),
   };
   let usersView: Consumer | null = null;
+  let setup: Consumer | null = null;
   let consumer: Consumer | null = null;
   let protection: Consumer | null = null;
   const protectionDeps = {
@@ -93,7 +96,9 @@ export function createAccountsService(
   };
   const router = Router();
   router.use(usersRouter({ users }));
-  router.use(membersRouter({ store: deps.store, views: deps.views, awaitViews: deps.awaitViews }));
+  const commandDeps = { store: deps.store, views: deps.views, awaitViews: deps.awaitViews };
+  router.use(membersRouter(commandDeps));
+  router.use(projectSettingsRouter(commandDeps));
   router.use(projectsRouter({ api, awaitViews: deps.awaitViews }));
   router.use(protectionRouter({ ...protectionDeps, awaitViews: deps.awaitViews }));
   return {
@@ -103,6 +108,7 @@ export function createAccountsService(
     views: [
       { groupId: KEYS_GROUP, collections: [API_KEYS_VIEW, PROJECTS_VIEW, MEMBERS_VIEW] },
       { groupId: USERS_GROUP, collections: [USERS_VIEW] },
+      { groupId: SETUP_GROUP, collections: [SETUP_VIEW] },
     ],
     router,
     publicRouter: authRouter({ users, publicUrl: deps.publicUrl }),
@@ -124,6 +130,12 @@ export function createAccountsService(
         topics: ['user'],
         handle: (event) => projectUser(deps.views, event),
       });
+      setup = deps.bus.consume({
+        groupId: SETUP_GROUP,
+        topics: SETUP_TOPICS,
+        handle: setupProjection(deps.views),
+        concurrency: 4,
+      });
       protection = deps.bus.consume({
         groupId: PROTECTION_GROUP,
         topics: ['email'],
@@ -132,14 +144,17 @@ export function createAccountsService(
       });
     },
     async stop() {
-      const running = [consumer, usersView, protection];
+      const running = [consumer, usersView, setup, protection];
       consumer = null;
       usersView = null;
+      setup = null;
       protection = null;
       for (const one of running) if (one !== null) await one.stop();
     },
     projections() {
-      return [consumer, usersView, protection].filter((one): one is Consumer => one !== null);
+      return [consumer, usersView, setup, protection].filter(
+        (one): one is Consumer => one !== null,
+      );
     },
   };
 }

@@ -371,3 +371,69 @@ describe('members and roles', () => {
     expect((await withSession(member, 'GET', '/users/@me/projects')).body).toEqual([]);
   });
 });
+
+describe('project settings and onboarding', () => {
+  it('renames a project and reports its onboarding steps as they are done', async () => {
+    const cookie = await signup('onboarding@example.org');
+    const created = await withSession(cookie, 'POST', '/users/@me/projects', { name: 'Fresh' });
+    const project = created.body as { id: string; secretKey: string; publicKey: string };
+    const state = async () =>
+      (await withSession(cookie, 'GET', `/projects/${project.id}/setup-state`)).body as {
+        steps: { step: string; done: boolean }[];
+        completed: boolean;
+      };
+    expect(await state()).toEqual({
+      steps: [
+        { step: 'DOMAIN_ADDED', done: false },
+        { step: 'DOMAIN_VERIFIED', done: false },
+        { step: 'EMAIL_SENT', done: false },
+        { step: 'EVENT_TRACKED', done: false },
+      ],
+      completed: false,
+    });
+    await call(stamp.url, project.publicKey, 'POST', '/v1/track', {
+      event: 'signed-up',
+      email: 'first@example.org',
+    });
+    await call(stamp.url, project.secretKey, 'POST', '/v1/send', {
+      to: 'first@example.org',
+      from: 'hello@sandbox.stamp.localhost',
+      subject: 'Hi',
+      body: '<p>Hi</p>',
+    });
+    await call(stamp.url, project.secretKey, 'POST', '/domains', { domain: 'onboarding.test' });
+    for (let attempt = 0; attempt < 100; attempt += 1) {
+      const done = (await state()).steps.filter((step) => step.done).map((step) => step.step);
+      if (done.length === 3) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const progress = await state();
+    expect(progress.steps.filter((step) => step.done).map((step) => step.step)).toEqual([
+      'DOMAIN_ADDED',
+      'EMAIL_SENT',
+      'EVENT_TRACKED',
+    ]);
+    expect(progress.completed).toBe(false);
+
+    const renamed = await withSession(cookie, 'PATCH', `/users/@me/projects/${project.id}`, {
+      name: '  Renamed  ',
+    });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ id: project.id, name: 'Renamed', role: 'OWNER' });
+    const bad = await withSession(cookie, 'PATCH', `/users/@me/projects/${project.id}`, {
+      name: '',
+    });
+    expect(bad.status).toBe(422);
+    // Not a member: 404, as for an unknown project.
+    const owner = sessionOf(
+      await call(stamp.url, undefined, 'POST', '/auth/login', {
+        email: 'owner@example.org',
+        password: 'correct horse battery',
+      }),
+    );
+    const foreign = await withSession(owner ?? '', 'PATCH', `/users/@me/projects/${project.id}`, {
+      name: 'Mine',
+    });
+    expect(foreign.status).toBe(404);
+  });
+});

@@ -10,6 +10,7 @@
  * | members.manage   | yes   | yes   | no     |  invite, remove, change roles below OWNER
  * | owners.manage    | yes   | no    | no     |  make or unmake an OWNER
  * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
+ * | project.update   | yes   | yes   | no     |  rename
  *
  * Any member may leave; the last OWNER can neither leave nor be demoted.
  */
@@ -17,7 +18,8 @@ import type { Caller, MemberRole } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';
 
 /** A guarded action. */
-export type Action = 'members.read' | 'members.manage' | 'owners.manage' | 'keys.manage';
+export type Action =
+  'members.read' | 'members.manage' | 'owners.manage' | 'keys.manage' | 'project.update';
 
 /** The roles allowed each action. */
 export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
@@ -25,6 +27,7 @@ export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
   'members.manage': ['OWNER', 'ADMIN'],
   'owners.manage': ['OWNER'],
   'keys.manage': ['OWNER', 'ADMIN'],
+  'project.update': ['OWNER', 'ADMIN'],
 };
 
 /** The role `caller` acts with in its project: its member role, OWNER for a secret key. */

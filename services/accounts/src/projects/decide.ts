@@ -93,3 +93,19 @@ export function issueKeys(state: ProjectState, command: IssueKeys): ProjectEvent
   }
   return [event];
 }
+
+/**
+ * Decides a rename: ProjectRenamed, or nothing when the name is the same (pure).
+ * @throws ApiError 404 RESOURCE_NOT_FOUND when the project does not exist; 422 VALIDATION_ERROR
+ *   for a name outside 1..100 characters.
+ */
+export function renameProject(state: ProjectState, name: string): ProjectEvent[] {
+  if (!state.exists) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  const trimmed = name.trim();
+  if (trimmed.length === 0 || trimmed.length > 100) {
+    throw validationError([
+      { field: 'name', message: 'Name must have 1 to 100 characters', code: 'invalid_length' },
+    ]);
+  }
+  return trimmed === state.name ? [] : [{ type: 'ProjectRenamed', data: { name: trimmed } }];
+}

@@ -63,6 +63,12 @@ export interface ProjectMemberAdded {
   data: { userId: string; role: MemberRole };
 }
 
+/** The project was renamed. */
+export interface ProjectRenamed {
+  type: 'ProjectRenamed';
+  data: { name: string };
+}
+
 /** A member's role changed. */
 export interface ProjectMemberRoleChanged {
   type: 'ProjectMemberRoleChanged';
@@ -81,6 +87,7 @@ export type ProjectEvent =
   | ProjectKeysIssued
   | ProjectSuspended
   | ProjectReinstated
+  | ProjectRenamed
   | ProjectMemberAdded
   | ProjectMemberRoleChanged
   | ProjectMemberRemoved;
@@ -91,6 +98,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectKeysIssued',
   'ProjectSuspended',
   'ProjectReinstated',
+  'ProjectRenamed',
   'ProjectMemberAdded',
   'ProjectMemberRoleChanged',
   'ProjectMemberRemoved',
@@ -144,6 +152,8 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { ...state, suspension: event.data };
     case 'ProjectReinstated':
       return { ...state, suspension: null, reinstatedAt: event.data.reinstatedAt };
+    case 'ProjectRenamed':
+      return { ...state, name: event.data.name };
     case 'ProjectMemberAdded':
     case 'ProjectMemberRoleChanged':
       return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };

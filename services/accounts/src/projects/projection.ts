@@ -106,6 +106,15 @@ export function projectsProjection(views: ViewStore): EventHandler {
       case 'ProjectMemberAdded':
         await member(projectId, event.data.userId, event.data.role, recorded);
         return;
+      case 'ProjectRenamed':
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
+          { $set: { name: event.data.name } },
+          false,
+        );
+        return;
       case 'ProjectMemberRoleChanged':
         await applyAtRevision(
           members,

@@ -1,0 +1,73 @@
+/**
+ * Routes of a project's settings and onboarding (spec part 4, "Users, projects"), for the
+ * project's secret key or a member's session:
+ * - `PATCH /users/@me/projects/:id {name}` → 200 `{id, name, role, createdAt, publicKeyHint,
+ *   secretKeyHint}` (`project.update`: OWNER or ADMIN, else 403 FORBIDDEN; 422 for a name
+ *   outside 1..100 characters).
+ * - `GET /projects/:id/setup-state` → 200 `{steps: [{step, done, completedAt?}], completed}`,
+ *   steps DOMAIN_ADDED, DOMAIN_VERIFIED, EMAIL_SENT and EVENT_TRACKED in that order.
+ * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
+ */
+import type { AwaitViews } from '@stamp/contracts';
+import { caller, notFound, parse } from '@stamp/http-kit';
+import { type EventStore, streamCommands, type ViewStore } from '@stamp/platform';
+import { type Request, type Response, Router } from 'express';
+import { z } from 'zod';
+
+import { authorize, roleOf } from '../members/permissions.ts';
+import { renameProject } from '../projects/decide.ts';
+import { projectModel } from '../projects/events.ts';
+import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
+import { setupStateOf } from './progress.ts';
+
+const patchBody = z.object({ name: z.string().max(1000) });
+
+/** The project settings and onboarding router (see the module comment). */
+export function projectSettingsRouter(deps: {
+  store: EventStore;
+  views: ViewStore;
+  awaitViews: AwaitViews;
+}): Router {
+  const router = Router();
+  const projects = streamCommands(deps.store, projectModel);
+
+  /** The caller, whose project must be the path's. */
+  function scope(req: Request, res: Response) {
+    const who = caller(res);
+    if (who.projectId !== req.params.id || who.keyKind !== 'secret') {
+      throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+    }
+    return who;
+  }
+
+  router.patch('/users/@me/projects/:id', async (req, res) => {
+    const who = scope(req, res);
+    authorize(who, 'project.update');
+    const { name } = parse(patchBody, req.body ?? {});
+    const result = await projects.execute(
+      who.projectId,
+      { projectId: who.projectId, correlationId: who.requestId },
+      ({ state }) => renameProject(state, name),
+    );
+    await deps.awaitViews(result.position);
+    const project = await deps.views
+      .collection<ProjectView>(PROJECTS_VIEW)
+      .findOne({ _id: who.projectId });
+    if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+    res.json({
+      id: project._id,
+      name: project.name,
+      role: roleOf(who),
+      createdAt: project.createdAt,
+      publicKeyHint: project.publicKeyHint,
+      secretKeyHint: project.secretKeyHint,
+    });
+  });
+
+  router.get('/projects/:id/setup-state', async (req, res) => {
+    const who = scope(req, res);
+    res.json(await setupStateOf(deps.views, who.projectId));
+  });
+
+  return router;
+}
