@@ -1,7 +1,7 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
  * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
- * distributed, campaign, segments, workflows, tracking, dsn, webhooks, logins. They are measurements, not tests.
+ * distributed, campaign, segments, workflows, tracking, dsn, webhooks, logins, analytics. They are measurements, not tests.
  */
 const benchmarks = [
   'track',
@@ -21,6 +21,7 @@ const benchmarks = [
   'dsn',
   'webhooks',
   'logins',
+  'analytics',
 ] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {

@@ -25,7 +25,7 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
   domains: ['/domains'],
   sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions', '/inbound'],
-  activity: ['/activity', '/webhook-endpoints'],
+  activity: ['/activity', '/analytics', '/webhook-endpoints'],
   segments: ['/segments'],
   campaigns: ['/campaigns'],
   workflows: ['/workflows'],

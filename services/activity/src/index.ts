@@ -20,6 +20,7 @@ import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
 import type { Consumer, LeaseStore, RecordedEvent, Resolver, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
+import { analyticsRouter } from './analytics/api.ts';
 import { activityRouter } from './feed/api.ts';
 import { ACTIVITY_COLLECTIONS, createActivityIndexes } from './feed/items.ts';
 import { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
@@ -127,6 +128,7 @@ export function createActivityService(
   });
   router.use(upcomingRouter({ views: deps.views, now }));
   router.use(activityRouter({ views: deps.views, now }));
+  router.use(analyticsRouter({ views: deps.views, now }));
   router.use(
     webhookEndpointsRouter({
       views: deps.views,

@@ -43,6 +43,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/activity/recent-count' },
   { method: 'GET', path: '/activity/types' },
   { method: 'GET', path: '/activity/upcoming' },
+  { method: 'GET', path: '/analytics/timeseries' },
   { method: 'POST', path: '/domains' },
   { method: 'GET', path: '/domains/:id/verify' },
   { method: 'GET', path: '/domains/project/:id' },
@@ -266,7 +267,19 @@ const segment = fc.oneof(
   fc.constantFrom('..', '%2e%2e', 'null', '0'),
 );
 const query = fc.dictionary(
-  fc.constantFrom('limit', 'cursor', 'search', 'page', 'pageSize', 'type', 'status', 'splice'),
+  fc.constantFrom(
+    'limit',
+    'cursor',
+    'search',
+    'page',
+    'pageSize',
+    'type',
+    'status',
+    'splice',
+    'from',
+    'to',
+    'granularity',
+  ),
   fc.string({ maxLength: 30 }),
 );
 

@@ -1,0 +1,136 @@
+/**
+ * GET /analytics/timeseries over HTTP on the embedded platform: email events appended to the
+ * log reach the hour and day counters, and the series is zero-filled around them.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
+import {
+  createLogger,
+  DnsResolver,
+  type EmbeddedPlatform,
+  newId,
+  openEmbeddedPlatform,
+  Secrets,
+} from '@stamp/platform';
+import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
+
+import { createActivityService } from '../index.ts';
+
+let platform: EmbeddedPlatform;
+let service: ReturnType<typeof createActivityService>;
+let served: ServedRouter;
+const modules: ServiceModule[] = [];
+const awaitViews = awaitViewsOf(modules);
+
+beforeAll(async () => {
+  const logger = createLogger({ level: 'silent' });
+  platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
+  service = createActivityService({
+    store: platform.store,
+    bus: platform.bus,
+    views: platform.views,
+    logger,
+    awaitViews,
+    leases: platform.leases,
+    secrets: new Secrets(randomBytes(32)),
+    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
+    allowPrivateTargets: false,
+  });
+  modules.push(service);
+  await service.start();
+  served = await serveRouter(service.router, { projectId: 'p1', keyKind: 'secret' });
+});
+
+afterAll(async () => {
+  await served.close();
+  await service.stop();
+  await platform.close();
+});
+
+/** Appends an email of project `projectId` with `outcomes` after its EmailQueued. */
+async function email(projectId: string, outcomes: { type: string; data: object }[]) {
+  const emailId = newId();
+  const metadata = { projectId, correlationId: 'test', subjectId: 'c1' };
+  const queued = {
+    type: 'EmailQueued',
+    data: {
+      emailId,
+      contactId: 'c1',
+      to: { email: 'ada@example.org' },
+      from: { email: 'hello@example.test' },
+      subject: 'Hi',
+      html: '<p>Hi</p>',
+      headers: {},
+      attachments: [],
+      sandbox: true,
+    },
+  };
+  return platform.store.append([
+    {
+      streamId: `email-${emailId}`,
+      expectedRevision: 'no_stream',
+      events: [queued, ...outcomes].map((event) => ({ ...event, metadata })),
+    },
+  ]);
+}
+
+interface Series {
+  granularity: string;
+  from: string;
+  to: string;
+  series: { timestamp: string; sent: number; delivered: number; opened: number }[];
+}
+
+it('counts the emails of the project per hour and per day, zero-filled', async () => {
+  const sent = {
+    type: 'EmailSent',
+    data: {
+      messageId: 'm',
+      response: '250',
+      transport: 'outbox',
+      sentAt: new Date().toISOString(),
+    },
+  };
+  const opened = {
+    type: 'EmailOpened',
+    data: { emailId: 'x', subject: 'Hi', automated: false, openedAt: new Date().toISOString() },
+  };
+  await email('p1', [sent, opened]);
+  await email('p1', [sent]);
+  const { position } = await email('p2', [sent]);
+  await awaitViews(position);
+
+  const hourly = (await served.request('GET', '/analytics/timeseries?granularity=hour'))
+    .body as Series;
+  expect(hourly.granularity).toBe('hour');
+  expect(hourly.series).toHaveLength(24);
+  const now = hourly.series.at(-1);
+  expect(now).toMatchObject({ sent: 2, delivered: 2, opened: 1, clicked: 0, bounced: 0 });
+  expect(hourly.series.slice(0, -1).every((point) => point.sent === 0)).toBe(true);
+  expect(
+    Date.parse(hourly.series[1]?.timestamp ?? '') - Date.parse(hourly.series[0]?.timestamp ?? ''),
+  ).toBe(3_600_000);
+
+  const today = new Date().toISOString().slice(0, 10);
+  const from = new Date(Date.now() - 100 * 86_400_000).toISOString().slice(0, 10);
+  const daily = (await served.request('GET', `/analytics/timeseries?from=${from}&to=${today}`))
+    .body as Series;
+  expect(daily.series).toHaveLength(101);
+  expect(daily.series.at(-1)).toMatchObject({ timestamp: `${today}T00:00:00.000Z`, sent: 2 });
+  expect(daily.series[0]?.timestamp).toBe(`${from}T00:00:00.000Z`);
+  expect(daily.to).toBe(`${today}T23:59:59.999Z`);
+});
+
+it('refuses bad ranges and values with 422', async () => {
+  for (const query of [
+    '?granularity=week',
+    '?from=yesterday',
+    '?from=2026-02-01&to=2026-01-01',
+    '?from=2020-01-01&to=2026-01-01',
+    '?granularity=hour&from=2026-01-01&to=2026-03-01',
+  ]) {
+    const refused = await served.request('GET', `/analytics/timeseries${query}`);
+    expect(refused.status).toBe(422);
+  }
+});
