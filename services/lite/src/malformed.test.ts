@@ -44,6 +44,9 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/activity/types' },
   { method: 'GET', path: '/activity/upcoming' },
   { method: 'GET', path: '/analytics/timeseries' },
+  { method: 'GET', path: '/analytics/campaign-stats' },
+  { method: 'GET', path: '/analytics/top-campaigns' },
+  { method: 'GET', path: '/analytics/top-events' },
   { method: 'POST', path: '/domains' },
   { method: 'GET', path: '/domains/:id/verify' },
   { method: 'GET', path: '/domains/project/:id' },
@@ -279,6 +282,8 @@ const query = fc.dictionary(
     'from',
     'to',
     'granularity',
+    'metric',
+    'campaignId',
   ),
   fc.string({ maxLength: 30 }),
 );

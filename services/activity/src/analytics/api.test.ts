@@ -49,7 +49,11 @@ afterAll(async () => {
 });
 
 /** Appends an email of project `projectId` with `outcomes` after its EmailQueued. */
-async function email(projectId: string, outcomes: { type: string; data: object }[]) {
+async function email(
+  projectId: string,
+  outcomes: { type: string; data: object }[],
+  extra: Record<string, string> = {},
+) {
   const emailId = newId();
   const metadata = { projectId, correlationId: 'test', subjectId: 'c1' };
   const queued = {
@@ -64,6 +68,7 @@ async function email(projectId: string, outcomes: { type: string; data: object }
       headers: {},
       attachments: [],
       sandbox: true,
+      ...extra,
     },
   };
   return platform.store.append([
@@ -132,5 +137,66 @@ it('refuses bad ranges and values with 422', async () => {
   ]) {
     const refused = await served.request('GET', `/analytics/timeseries${query}`);
     expect(refused.status).toBe(422);
+  }
+});
+
+it('counts campaigns and event names, all time', async () => {
+  const { position: emailed } = await email('p1', [], { campaignId: 'k1' });
+  await email(
+    'p1',
+    [
+      {
+        type: 'EmailOpened',
+        data: { emailId: 'x', subject: 'Hi', automated: false, openedAt: '' },
+      },
+    ],
+    { campaignId: 'k2' },
+  );
+  await email('p1', [], { campaignId: 'k2' });
+  const tracked = async (name: string) => {
+    const id = newId();
+    return platform.store.append([
+      {
+        streamId: `trackedEvent-${id}`,
+        expectedRevision: 'no_stream',
+        events: [
+          {
+            id,
+            type: 'EventTracked',
+            data: { name, contactId: 'c1', email: 'ada@example.org', data: {} },
+            metadata: { projectId: 'p1', correlationId: 'test', subjectId: 'c1' },
+          },
+        ],
+      },
+    ]);
+  };
+  await tracked('signed-up');
+  await tracked('signed-up');
+  const { position } = await tracked('paid');
+  await awaitViews(Math.max(position, emailed));
+
+  const stats = (await served.request('GET', '/analytics/campaign-stats')).body as {
+    campaigns: { campaignId: string; sent: number; opened: number }[];
+  };
+  expect(stats.campaigns).toEqual([
+    { campaignId: 'k2', sent: 2, delivered: 0, opened: 1, clicked: 0, bounced: 0 },
+    { campaignId: 'k1', sent: 1, delivered: 0, opened: 0, clicked: 0, bounced: 0 },
+  ]);
+  const one = await served.request('GET', '/analytics/campaign-stats?campaignId=k1');
+  expect((one.body as typeof stats).campaigns.map((item) => item.campaignId)).toEqual(['k1']);
+  const top = await served.request('GET', '/analytics/top-campaigns?metric=opened&limit=1');
+  expect(top.body).toEqual({
+    metric: 'opened',
+    campaigns: [{ campaignId: 'k2', sent: 2, delivered: 0, opened: 1, clicked: 0, bounced: 0 }],
+  });
+  const events = await served.request('GET', '/analytics/top-events');
+  expect(events.body).toEqual({
+    events: [
+      { name: 'signed-up', count: 2 },
+      { name: 'paid', count: 1 },
+    ],
+  });
+  for (const query of ['/analytics/top-campaigns?metric=rate', '/analytics/top-events?limit=0']) {
+    expect((await served.request('GET', query)).status).toBe(422);
   }
 });

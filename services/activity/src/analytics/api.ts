@@ -1,9 +1,9 @@
 /**
  * Email analytics (spec part 4, "Domains, activity, analytics, uploads"; secret key or a
- * member's session): `GET /analytics/timeseries`, read from the activity feed's hour and day
- * counters (`activityStats`), never from the feed itself, so its cost depends on the range only.
+ * member's session), read from the activity feed's counters (`activityStats`), never from the
+ * feed itself.
  *
- * Query: `granularity` (`day`, default, or `hour`), `from` / `to` (ISO 8601 date-time with an
+ * `GET /analytics/timeseries`: the cost depends on the range only. Query: `granularity` (`day`, default, or `hour`), `from` / `to` (ISO 8601 date-time with an
  * offset, or `YYYY-MM-DD`; a date-only `to` includes that UTC day); default the 30 days (day) or
  * 24 hours (hour) ending now; at most 366 days or 31 days (744 hours). Answers `{granularity, from,
  * to, series: [{timestamp, sent, delivered, opened, clicked, bounced}]}`, one point per UTC day or
@@ -11,6 +11,14 @@
  * The metrics count feed items: `email.sent` (accepted), `email.delivered`, `email.opened`,
  * `email.clicked` (a person's and automated alike) and `email.bounced`. A deleted contact's
  * emails leave the counts with it. 422 VALIDATION_ERROR for a bad query.
+ *
+ * `GET /analytics/campaign-stats?campaignId=` (repeatable, at most 100; default every campaign):
+ * `{campaigns: [{campaignId, sent, delivered, opened, clicked, bounced}]}`, all time, most sent
+ * first. `GET /analytics/top-campaigns?metric=&limit=` (metric one of the five, default
+ * `opened`; limit 1..100, default 10): the same items, highest `metric` first.
+ * `GET /analytics/top-events?limit=`: `{events: [{name, count}]}`, the tracked (and system) event
+ * names most triggered, all time. Opens and clicks count every open and click, a person's and
+ * automated alike (the campaign's own stats tell unique ones apart).
  */
 import { caller, parse, validationError } from '@stamp/http-kit';
 import type { ViewStore } from '@stamp/platform';
@@ -18,6 +26,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 
 import {
+  type ActivityStatsDocument,
   type ActivityType,
   activityStats,
   countOf,
@@ -54,6 +63,27 @@ const timeseriesQuery = z.object({
 const MAX_BUCKETS = { day: 366, hour: 31 * 24 } as const;
 /** Default ranges, in buckets ending with the current one. */
 const DEFAULT_BUCKETS = { day: 30, hour: 24 } as const;
+
+const metric = z.enum(['sent', 'delivered', 'opened', 'clicked', 'bounced']);
+const limit = z.coerce.number().int().min(1).max(100).default(10);
+const campaignStatsQuery = z.object({
+  campaignId: z
+    .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(100)])
+    .optional(),
+});
+const topCampaignsQuery = z.object({ metric: metric.default('opened'), limit });
+const topEventsQuery = z.object({ limit });
+
+/** The metrics of a counters document. */
+function metricsOf(counter: ActivityStatsDocument | null): Record<keyof typeof METRICS, number> {
+  return {
+    sent: countOf(counter, METRICS.sent),
+    delivered: countOf(counter, METRICS.delivered),
+    opened: countOf(counter, METRICS.opened),
+    clicked: countOf(counter, METRICS.clicked),
+    bounced: countOf(counter, METRICS.bounced),
+  };
+}
 
 /** The analytics router (see the module comment). */
 export function analyticsRouter(deps: { views: ViewStore; now?: () => Date }): Router {
@@ -101,14 +131,7 @@ export function analyticsRouter(deps: { views: ViewStore; now?: () => Date }): R
     const series: TimeseriesPoint[] = [];
     for (let at = first; at <= last; at += step) {
       const counter = byBucket.get(keyOf(at)) ?? null;
-      series.push({
-        timestamp: new Date(at).toISOString(),
-        sent: countOf(counter, METRICS.sent),
-        delivered: countOf(counter, METRICS.delivered),
-        opened: countOf(counter, METRICS.opened),
-        clicked: countOf(counter, METRICS.clicked),
-        bounced: countOf(counter, METRICS.bounced),
-      });
+      series.push({ timestamp: new Date(at).toISOString(), ...metricsOf(counter) });
     }
     res.json({
       granularity: query.granularity,
@@ -116,6 +139,46 @@ export function analyticsRouter(deps: { views: ViewStore; now?: () => Date }): R
       to: new Date(last + step - 1).toISOString(),
       series,
     });
+  });
+
+  /** The campaign counters of the project (of `campaignIds` when given), as items. */
+  async function campaignItems(projectId: string, campaignIds?: readonly string[]) {
+    const filter: Record<string, unknown> =
+      campaignIds === undefined
+        ? { projectId, scope: 'campaign' }
+        : { _id: { $in: campaignIds.map((id) => statsId('campaign', projectId, id)) } };
+    const counters = await activityStats(deps.views).find(filter);
+    return counters.map((counter) => ({ campaignId: counter.bucket, ...metricsOf(counter) }));
+  }
+
+  router.get('/analytics/campaign-stats', async (req, res) => {
+    const { projectId } = caller(res);
+    const query = parse(campaignStatsQuery, req.query);
+    const ids = typeof query.campaignId === 'string' ? [query.campaignId] : query.campaignId;
+    const items = await campaignItems(projectId, ids);
+    items.sort((a, b) => b.sent - a.sent || a.campaignId.localeCompare(b.campaignId));
+    res.json({ campaigns: items });
+  });
+
+  router.get('/analytics/top-campaigns', async (req, res) => {
+    const { projectId } = caller(res);
+    const query = parse(topCampaignsQuery, req.query);
+    const items = await campaignItems(projectId);
+    items.sort(
+      (a, b) => b[query.metric] - a[query.metric] || a.campaignId.localeCompare(b.campaignId),
+    );
+    res.json({ metric: query.metric, campaigns: items.slice(0, query.limit) });
+  });
+
+  router.get('/analytics/top-events', async (req, res) => {
+    const { projectId } = caller(res);
+    const query = parse(topEventsQuery, req.query);
+    const counters = await activityStats(deps.views).find({ projectId, scope: 'event' });
+    const events = counters
+      .map((counter) => ({ name: counter.bucket, count: countOf(counter, 'event.triggered') }))
+      .filter((event) => event.count > 0)
+      .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+    res.json({ events: events.slice(0, query.limit) });
   });
 
   return router;

@@ -27,11 +27,12 @@ import {
 
 /**
  * Adds `delta` (+1 for an added item, -1 for a removed one) to the all-time, day and hour
- * counters of `item`'s project and type; an added item also widens the project's first/last day.
+ * counters of `item`'s project and type, and to those of its campaign (email items) or event
+ * name (`event.triggered`); an added item also widens the project's first/last day.
  */
 export async function bumpCounters(
   views: ViewStore,
-  item: Pick<ActivityItemDocument, 'projectId' | 'type' | 'at'>,
+  item: Pick<ActivityItemDocument, 'projectId' | 'type' | 'at' | 'data'>,
   delta: 1 | -1,
 ): Promise<void> {
   const stats = activityStats(views);
@@ -43,6 +44,11 @@ export async function bumpCounters(
     ['day', day],
     ['hour', hourOf(ms)],
   ];
+  const { campaignId, name } = item.data;
+  if (typeof campaignId === 'string' && item.type.startsWith('email.')) {
+    buckets.push(['campaign', campaignId]);
+  }
+  if (item.type === 'event.triggered' && typeof name === 'string') buckets.push(['event', name]);
   for (const [scope, bucket] of buckets) {
     const update = {
       $inc: inc,

@@ -70,12 +70,15 @@ export interface ActivityItemDocument extends ViewDocument {
   data: Record<string, unknown>;
 }
 
-/** Granularity of a counters document: all time, one UTC day, one UTC hour. */
-export type StatsScope = 'total' | 'day' | 'hour';
+/**
+ * Granularity of a counters document: all time, one UTC day, one UTC hour; or all time for one
+ * campaign (its emails) or one event name (its `event.triggered` items).
+ */
+export type StatsScope = 'total' | 'day' | 'hour' | 'campaign' | 'event';
 
 /**
  * A counters document of a project: `_id` `<scope>|<projectId>|<bucket>` (bucket empty for
- * `total`, `YYYY-MM-DD` for days, `YYYY-MM-DDTHH` for hours). `counts` holds the number of feed
+ * `total`, `YYYY-MM-DD` for days, `YYYY-MM-DDTHH` for hours, the campaign id or the event name). `counts` holds the number of feed
  * items per type under {@link typeKey}; `total` their sum. The `total` document also keeps the
  * first and last day that ever had an item, which bound walks over days.
  */
@@ -122,14 +125,16 @@ export const erasedContacts = (views: ViewStore): ViewCollection<ErasedContactDo
 /**
  * Creates the indexes of the feed: {projectId, minute} (pages are read minute by minute, newest
  * first), {projectId, contactId} (the contact filter and contact deletion) and {emailId} (an
- * email's outcome finds its queued item when no link was recorded). Counters, tombstones and
- * links are read by `_id` only.
+ * email's outcome finds its queued item when no link was recorded), and of the counters
+ * {projectId, scope} (a project's campaign and event counters). Tombstones and links are read by
+ * `_id` only.
  */
 export async function createActivityIndexes(views: ViewStore): Promise<void> {
   const items = activityItems(views);
   await items.createIndex({ projectId: 1, minute: 1 });
   await items.createIndex({ projectId: 1, contactId: 1 });
   await items.createIndex({ emailId: 1 });
+  await activityStats(views).createIndex({ projectId: 1, scope: 1 });
 }
 
 /** Drops every activity collection, so that replaying the log from the start rebuilds them. */
