@@ -520,8 +520,8 @@ describe('the events the services really append', () => {
 /**
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
  * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint, a
- * project's suspension and reinstatement, a failed job and a webhook endpoint disabled after days
- * of failure.
+ * project's suspension and reinstatement, a failed job, a webhook endpoint disabled after days
+ * of failure, and the uses of emailed account links (and an account email that failed).
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -574,8 +574,22 @@ function builtEvents(): { type: string; event: object }[] {
     new Date().toISOString(),
     'every delivery failed for 5 days',
   );
+  const now = new Date().toISOString();
   return [
     { type: disabled!.type, event: sample(disabled!.type, disabled!.data) },
+    {
+      type: 'UserEmailVerified',
+      event: sample('UserEmailVerified', { email: 'owner@example.org' }),
+    },
+    {
+      type: 'UserPasswordChanged',
+      event: sample('UserPasswordChanged', { passwordHash: 'v1.aaaa.bbbb.cccc' }),
+    },
+    { type: 'AccountTokenUsed', event: sample('AccountTokenUsed', { purpose: 'RESET_PASSWORD' }) },
+    {
+      type: 'AccountEmailFailed',
+      event: sample('AccountEmailFailed', { error: '550 no such user', failedAt: now }),
+    },
     {
       type: 'SegmentMembershipDue',
       event: sample('SegmentMembershipDue', { segmentId: 's1', contactId: 'c1' }),

@@ -394,6 +394,53 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'An email address was claimed by a user account (one account per address).',
     object('The claim.', { userId: nonEmpty('User id.') }),
   ),
+  UserEmailVerified: v1(
+    'user',
+    'A user confirmed their email address with the link sent to it.',
+    object('The address.', { email: nonEmpty('The address confirmed, lower-cased.') }),
+  ),
+  UserPasswordChanged: v1(
+    'user',
+    "A user's password was reset; sessions issued before it end.",
+    object('The password.', {
+      passwordHash: nonEmpty(
+        'The new password, hashed (argon2id, PHC string) and sealed with the platform secret.',
+      ),
+    }),
+  ),
+  AccountTokenUsed: v1(
+    'accountToken',
+    'A single-use link sent by email (verification, password reset, invitation) was used.',
+    object('The use.', {
+      purpose: oneOfStrings(['VERIFY_EMAIL', 'RESET_PASSWORD', 'INVITATION'], 'What it was for.'),
+    }),
+  ),
+  AccountEmailRequested: v1(
+    'accountEmail',
+    'Account mail (email verification, password reset, invitation) is to be sent by the sending ' +
+      'service from STAMP_SYSTEM_FROM; its body carries a single-use link and is sealed.',
+    object('The message.', {
+      kind: oneOfStrings(['VERIFY_EMAIL', 'RESET_PASSWORD', 'INVITATION'], 'What it is for.'),
+      to: nonEmpty('Recipient address.'),
+      subject: nonEmpty('Subject.'),
+      html: nonEmpty('HTML body, sealed (AES-256-GCM) with the platform secret.'),
+    }),
+  ),
+  AccountEmailDelivered: v1(
+    'accountEmailDelivery',
+    'The relay (or the local outbox) accepted an account email.',
+    object('The acceptance.', {
+      messageId: text('Message-ID given by the receiving side.'),
+      response: text("The receiving side's reply."),
+      transport: oneOfStrings(['smtp', 'outbox'], 'Where it went.'),
+      sentAt: dateTime('Time of acceptance'),
+    }),
+  ),
+  AccountEmailFailed: v1(
+    'accountEmailDelivery',
+    'An account email could not be delivered (it is not retried: the user may ask again).',
+    object('The failure.', { error: text('Why.'), failedAt: dateTime('Time of the failure') }),
+  ),
   ProjectRenamed: v1(
     'project',
     'A project was renamed.',
@@ -1284,6 +1331,21 @@ export const TOPICS: readonly TopicInfo[] = [
       '`bootstrap-owner`).',
   ),
   topic('user', 'accounts', 'Users (streams `user-<userId>`).'),
+  topic(
+    'accountToken',
+    'accounts',
+    'Uses of single-use links sent by email (streams `accountToken-<token id>`).',
+  ),
+  topic(
+    'accountEmail',
+    'accounts',
+    'Account mail to send: verification, password reset, invitation (streams `accountEmail-<id>`).',
+  ),
+  topic(
+    'accountEmailDelivery',
+    'sending',
+    'Delivery of account mail (streams `accountEmailDelivery-<id>`, the id of its request).',
+  ),
   topic(
     'userEmail',
     'accounts',

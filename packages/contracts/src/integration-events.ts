@@ -376,3 +376,26 @@ export interface IntegrationEvents {
 export type TypedEvent<Events> = {
   [Type in keyof Events]: { type: Type; data: Events[Type] };
 }[keyof Events];
+
+// ---------------------------------------------------------------------------------------------
+// Account mail (owner: accounts service; delivered by the sending service).
+
+/** Stream category of account mail requests: `accountEmail-<id>`. */
+export const ACCOUNT_EMAIL_CATEGORY = 'accountEmail';
+
+/** Stream category of their delivery: `accountEmailDelivery-<id>` (the request's id). */
+export const ACCOUNT_EMAIL_DELIVERY_CATEGORY = 'accountEmailDelivery';
+
+/** Purpose of the sealing of account mail bodies (`Secrets.seal`). */
+export const ACCOUNT_EMAIL_SEAL = 'account-email';
+
+/** What an account email is for. */
+export type AccountEmailKind = 'VERIFY_EMAIL' | 'RESET_PASSWORD' | 'INVITATION';
+
+/** Data of `AccountEmailRequested`: `html` sealed with {@link ACCOUNT_EMAIL_SEAL}. */
+export interface AccountEmailRequestedData {
+  kind: AccountEmailKind;
+  to: string;
+  subject: string;
+  html: string;
+}

@@ -466,6 +466,11 @@ describeWith(engines)('distributed mode, one process per service', () => {
       headers: { ...session, 'x-project-id': '00000000-0000-7000-8000-000000000000' },
     });
     expect(elsewhere.status).toBe(404);
+    // The verification email, asked for by the accounts process, sent by the sending process.
+    await until(
+      () => sink.messages.some((message) => message.envelope.to.includes('owner@example.org')),
+      30_000,
+    );
   }, 60_000);
 
   it('posts signed events to a webhook endpoint from the activity process', async () => {

@@ -4,6 +4,8 @@ import type { Consumer, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { type AccountsApi, createAccountsApi } from './accounts.ts';
+import { accountMail } from './account-mail/commands.ts';
+import { accountTokens } from './account-mail/tokens.ts';
 import { membersRouter } from './members/api.ts';
 import { authRouter } from './sessions/api.ts';
 import { projectSettingsRouter } from './setup/api.ts';
@@ -68,7 +70,15 @@ export function createAccountsService(
 ): ServiceModule & { api: AccountsApi & KeysApi; users: UsersApi } {
   const logger = deps.logger.child({ service: 'accounts' });
   const accounts = createAccountsApi({ ...deps, logger });
+  const mail = accountMail({
+    store: deps.store,
+    views: deps.views,
+    secrets: deps.secrets,
+    tokens: accountTokens(deps.secrets),
+    publicUrl: deps.publicUrl,
+  });
   const users = createUsersApi({
+    mail,
     store: deps.store,
     views: deps.views,
     awaitViews: deps.awaitViews,
@@ -97,7 +107,7 @@ export function createAccountsService(
   const router = Router();
   router.use(usersRouter({ users }));
   const commandDeps = { store: deps.store, views: deps.views, awaitViews: deps.awaitViews };
-  router.use(membersRouter(commandDeps));
+  router.use(membersRouter({ ...commandDeps, mail }));
   router.use(projectSettingsRouter(commandDeps));
   router.use(projectsRouter({ api, awaitViews: deps.awaitViews }));
   router.use(protectionRouter({ ...protectionDeps, awaitViews: deps.awaitViews }));
@@ -111,7 +121,12 @@ export function createAccountsService(
       { groupId: SETUP_GROUP, collections: [SETUP_VIEW] },
     ],
     router,
-    publicRouter: authRouter({ users, publicUrl: deps.publicUrl }),
+    publicRouter: authRouter({
+      users,
+      mail,
+      awaitViews: deps.awaitViews,
+      publicUrl: deps.publicUrl,
+    }),
     async start() {
       if (consumer !== null) return;
       await deps.views.collection(API_KEYS_VIEW).createIndex({ projectId: 1 });

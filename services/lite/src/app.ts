@@ -98,6 +98,7 @@ export function createServices(
       port: config.STAMP_INBOUND_SMTP_PORT,
     },
     snsCertUrlPattern: config.STAMP_SNS_CERT_URL_PATTERN,
+    ...(config.STAMP_SYSTEM_FROM === undefined ? {} : { systemFrom: config.STAMP_SYSTEM_FROM }),
   });
   modules.push(accounts, contacts, domains, sending);
   const allowPrivateTargets = config.STAMP_ALLOW_PRIVATE_TARGETS === 'true';

@@ -13,9 +13,11 @@ export const DEFAULT_SNS_CERT_URL_PATTERN = String.raw`^https://sns\.[a-z0-9-]+\
  * `STAMP_INBOUND_SMTP_PORT` (default 2525; 0 turns the listener off) and
  * `STAMP_INBOUND_SMTP_HOST` (default `STAMP_HOST`), where the inbound SMTP listener of bounce
  * and complaint reports listens; `STAMP_SNS_CERT_URL_PATTERN`, the only certificate URLs an SNS
- * message may name (a regular expression; default: Amazon SNS's hosts).
+ * message may name (a regular expression; default: Amazon SNS's hosts); `STAMP_SYSTEM_FROM`, the
+ * sender of account mail (default `Stamp <no-reply@` the host of the public URL `>`).
  */
 export const sendingEnv = {
+  STAMP_SYSTEM_FROM: z.string().min(3).max(320).optional(),
   STAMP_TRACKING: z.enum(TRACKING_MODES).default('ENABLED'),
   STAMP_INBOUND_SMTP_PORT: portWithDefault(2525),
   STAMP_INBOUND_SMTP_HOST: z.string().min(1).optional(),

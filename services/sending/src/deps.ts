@@ -49,6 +49,11 @@ export interface SendingDeps extends ServiceDeps {
   inbound?: { host: string; port: number };
   /** The only certificate URLs an SNS message may name (default: Amazon SNS's hosts). */
   snsCertUrlPattern?: string;
+  /**
+   * STAMP_SYSTEM_FROM: the sender of account mail (`Name <address>` or an address); default
+   * `Stamp <no-reply@` the host of `publicUrl` `>`.
+   */
+  systemFrom?: string;
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
   timers?: TimerSettings;
 }

@@ -1,4 +1,8 @@
-import type { CampaignEmailsApi, WorkflowEmailsApi } from '@stamp/contracts';
+import {
+  ACCOUNT_EMAIL_CATEGORY,
+  type CampaignEmailsApi,
+  type WorkflowEmailsApi,
+} from '@stamp/contracts';
 import type { ServiceModule } from '@stamp/http-kit';
 import {
   type Consumer,
@@ -13,6 +17,7 @@ import {
 import { Router } from 'express';
 
 import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
+import { ACCOUNT_MAIL_GROUP, deliverAccountEmail, parseMailbox } from './account-mail/deliver.ts';
 import { queueCampaignEmails, sendCampaignTest } from './campaign/command.ts';
 import { queueWorkflowEmail } from './workflow/command.ts';
 import { deliveryRouter } from './delivery/api.ts';
@@ -76,7 +81,8 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
  * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
  * complaining addresses (group `sending-feedback`); the inbound SMTP listener of bounce and
- * complaint reports (when `inbound` names a port); and a TimerScheduler for retries.
+ * complaint reports (when `inbound` names a port); the delivery of account mail (group
+ * `sending-account-mail`, topic `accountEmail`); and a TimerScheduler for retries.
  */
 export function createSendingService(deps: SendingDeps): ServiceModule & { api: SendingApi } {
   const sandboxDomain = deps.sandboxDomain ?? DEFAULT_SANDBOX_DOMAIN;
@@ -133,6 +139,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
 
   let projection: Consumer | undefined;
   let feedback: Consumer | undefined;
+  let accountMail: Consumer | undefined;
   let listener: InboundListener | undefined;
   let workers: Consumer[] = [];
   let scheduler: TimerScheduler | undefined;
@@ -217,6 +224,26 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           handle: (event) => handleDelivery(deliveryDeps, event, lane),
         }),
       );
+      accountMail = deps.bus.consume({
+        groupId: ACCOUNT_MAIL_GROUP,
+        topics: [ACCOUNT_EMAIL_CATEGORY],
+        // A worker: its handler waits on SMTP.
+        ownPass: true,
+        handle: (event) =>
+          deliverAccountEmail(
+            {
+              store: deps.store,
+              secrets: deps.secrets,
+              logger: deps.logger,
+              ...(deps.relay === undefined ? {} : { relay: deps.relay }),
+              outbox,
+              from: parseMailbox(
+                deps.systemFrom ?? `Stamp <no-reply@${new URL(deps.publicUrl).hostname}>`,
+              ),
+            },
+            event,
+          ),
+      });
       feedback = deps.bus.consume({
         groupId: FEEDBACK_GROUP,
         topics: ['email'],
@@ -245,6 +272,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       listener = undefined;
       await scheduler?.stop();
       for (const worker of workers) await worker.stop();
+      await accountMail?.stop();
+      accountMail = undefined;
       await feedback?.stop();
       feedback = undefined;
       await projection?.stop();

@@ -83,6 +83,7 @@ runService(
         port: env.STAMP_INBOUND_SMTP_PORT,
       },
       snsCertUrlPattern: env.STAMP_SNS_CERT_URL_PATTERN,
+      ...(env.STAMP_SYSTEM_FROM === undefined ? {} : { systemFrom: env.STAMP_SYSTEM_FROM }),
     });
     const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',

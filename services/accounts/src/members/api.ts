@@ -4,8 +4,9 @@
  * permission table of `permissions.ts` applies (403 FORBIDDEN):
  * - `GET /projects/:id/members` → 200 `[{userId, email, name, role, createdAt}]`, oldest first.
  * - `POST /projects/:id/members {email, role: "ADMIN"|"MEMBER"}` → 201 the member: a user with
- *   an account is added at once (404 RESOURCE_NOT_FOUND when no account has the email; 409
- *   CONFLICT when already a member).
+ *   an account is added at once (409 CONFLICT when already a member); any other address gets an
+ *   invitation email (202 `{email, role, invited: true}`), and signing up with its `inviteToken`
+ *   joins the project with that role.
  * - `PATCH /projects/:id/members/:userId {role}` → 200 the member (making or unmaking an OWNER
  *   takes an OWNER; 409 CONFLICT for the last OWNER's demotion).
  * - `DELETE /projects/:id/members/:userId` → 204: a member leaves (any role), or is removed
@@ -18,7 +19,9 @@ import { type EventStore, streamCommands, type ViewStore } from '@stamp/platform
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
+import type { AccountMail } from '../account-mail/commands.ts';
 import { projectModel } from '../projects/events.ts';
+import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
 import { MEMBERS_VIEW, type MemberView, memberId } from '../projects/projection.ts';
 import { USERS_VIEW, type UserView } from '../users/projection.ts';
 import { addMember, changeRole, removeMember } from './decide.ts';
@@ -26,6 +29,8 @@ import { authorize } from './permissions.ts';
 
 /** Dependencies of {@link membersRouter}. */
 export interface MembersRouterDeps {
+  /** Sends invitations to people without an account. */
+  mail: AccountMail;
   store: EventStore;
   views: ViewStore;
   awaitViews: AwaitViews;
@@ -92,9 +97,19 @@ export function membersRouter(deps: MembersRouterDeps): Router {
     const { who, projectId } = scope(req, res);
     authorize(who, 'members.manage');
     const { email, role } = parse(addBody, req.body ?? {});
-    const user = await users().findOne({ email: email.trim().toLowerCase() });
+    const address = email.trim().toLowerCase();
+    const user = await users().findOne({ email: address });
     if (user === null || user.passwordHash === null) {
-      throw notFound('RESOURCE_NOT_FOUND', 'No account has this email: ask them to sign up first');
+      const project = await deps.views
+        .collection<ProjectView>(PROJECTS_VIEW)
+        .findOne({ _id: projectId });
+      await deps.mail.invite(
+        { email: address, projectId, role },
+        project?.name ?? 'a project',
+        who.requestId,
+      );
+      res.status(202).json({ email: address, role, invited: true });
+      return;
     }
     const result = await projects.execute(
       projectId,

@@ -9,10 +9,19 @@
  *   INVALID_CREDENTIALS for an unknown email and for a wrong password alike. After 10 failures
  *   for one email, or 30 from one address, within 15 minutes: 429 RATE_LIMIT_EXCEEDED with
  *   `Retry-After`, until the window has passed (a success clears the email's count).
+ * - `POST /auth/request-verification` (session cookie) → 200 `{success: true}`, a new
+ *   verification email sent unless the address is confirmed (at most 3 an hour, then 429).
+ * - `POST /auth/verify-email {token}` → 200 `{success: true}`: the address is confirmed.
+ * - `POST /auth/request-password-reset {email}` → 200 `{success: true}` whether the account
+ *   exists or not; a reset link is sent when it does (at most 3 an hour per address).
+ * - `POST /auth/reset-password {token, password}` → 200 `{success: true}`: the new password
+ *   holds, and the sessions issued before end.
+ *   The three links answer 400 BAD_REQUEST when invalid, expired or used.
  * - `GET /auth/logout` → 200 `{success: true}`, and the cookie cleared.
  * A sign-up or login posted by a browser from another origin than the public URL's is refused
  * with 403 FORBIDDEN (login CSRF).
  */
+import type { AwaitViews } from '@stamp/contracts';
 import {
   ApiError,
   clearSessionCookie,
@@ -20,18 +29,22 @@ import {
   emailAddress,
   parse,
   requestIdOf,
+  sessionCookieOf,
   setSessionCookie,
 } from '@stamp/http-kit';
 import express, { type RequestHandler, type Response, Router } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { z } from 'zod';
 
+import type { AccountMail } from '../account-mail/commands.ts';
 import type { UsersApi } from '../users/commands.ts';
 import { PASSWORD_LENGTH } from '../users/passwords.ts';
 
 /** Dependencies of {@link authRouter}. */
 export interface AuthRouterDeps {
   users: UsersApi;
+  mail: AccountMail;
+  awaitViews: AwaitViews;
   /** STAMP_PUBLIC_URL: the cookie is Secure when it is https. */
   publicUrl: string;
 }
@@ -47,7 +60,17 @@ const signupBody = z.object({
   email: emailAddress,
   password,
   name: z.string().trim().min(1).max(100).optional(),
+  inviteToken: z.string().min(1).max(4096).optional(),
 });
+const tokenBody = z.object({ token: z.string().min(1).max(4096) });
+const resetBody = z.object({ token: z.string().min(1).max(4096), password });
+const resetRequestBody = z.object({ email: z.string().max(320) });
+
+/** Account emails sent per address (reset) or user (verification) in {@link MAIL_WINDOW_S}. */
+export const MAILS_PER_WINDOW = 3;
+
+/** The window of account emails, seconds (1 hour). */
+export const MAIL_WINDOW_S = 3600;
 const loginBody = z.object({
   email: z.string().max(320),
   password: z.string().max(PASSWORD_LENGTH.max),
@@ -95,6 +118,7 @@ export function authRouter(deps: AuthRouterDeps): Router {
       email: body.email,
       password: body.password,
       ...(body.name === undefined ? {} : { name: body.name }),
+      ...(body.inviteToken === undefined ? {} : { inviteToken: body.inviteToken }),
       correlationId: requestIdOf(res),
     });
     setSessionCookie(res, created.token, deps.publicUrl);
@@ -118,6 +142,63 @@ export function authRouter(deps: AuthRouterDeps): Router {
     await byEmail.delete(email);
     setSessionCookie(res, signedIn.token, deps.publicUrl);
     res.json(signedIn.user);
+  });
+
+  const mails = new RateLimiterMemory({
+    keyPrefix: 'account-mail',
+    points: MAILS_PER_WINDOW,
+    duration: MAIL_WINDOW_S,
+  });
+  /** Whether another account email to `key` fits in the window (and counts it). */
+  const mayMail = (key: string): Promise<boolean> =>
+    mails.consume(key).then(
+      () => true,
+      (error: unknown) => {
+        ignoreSpent(error);
+        return false;
+      },
+    );
+
+  router.post('/auth/request-verification', sameOrigin, async (req, res) => {
+    const token = sessionCookieOf(req);
+    const session = token === undefined ? null : await deps.users.resolveSession(token, null);
+    const user = session === null ? null : await deps.users.user(session.userId);
+    if (user === null) {
+      throw new ApiError(401, 'UNAUTHORIZED', 'This route needs a signed-in user', {
+        suggestion: 'Log in with POST /auth/login and send its session cookie.',
+      });
+    }
+    if (!user.emailVerified) {
+      if (!(await mayMail(`verify:${user.id}`))) {
+        throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'Too many emails: try again later');
+      }
+      await deps.mail.sendVerification(user, requestIdOf(res));
+    }
+    res.json({ success: true });
+  });
+
+  router.post('/auth/verify-email', sameOrigin, json, async (req, res) => {
+    const { token } = parse(tokenBody, req.body ?? {});
+    await deps.awaitViews(await deps.mail.verifyEmail(token, requestIdOf(res)));
+    res.json({ success: true });
+  });
+
+  router.post('/auth/request-password-reset', sameOrigin, json, async (req, res) => {
+    const { email } = parse(resetRequestBody, req.body ?? {});
+    const address = email.trim().toLowerCase();
+    // The same answer whether the account exists or not, and whether an email went or not.
+    if (await mayMail(`reset:${address}`)) {
+      await deps.mail.requestPasswordReset(address, requestIdOf(res));
+    }
+    res.json({ success: true });
+  });
+
+  router.post('/auth/reset-password', sameOrigin, json, async (req, res) => {
+    const body = parse(resetBody, req.body ?? {});
+    await deps.awaitViews(
+      await deps.mail.resetPassword(body.token, body.password, requestIdOf(res)),
+    );
+    res.json({ success: true });
   });
 
   router.get('/auth/logout', (_req, res) => {

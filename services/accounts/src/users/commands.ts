@@ -4,7 +4,7 @@
  * makes on every cookie request, and the projects a user creates and belongs to.
  */
 import type { AwaitViews, MemberRole, SessionResolution } from '@stamp/contracts';
-import { conflict, forbidden } from '@stamp/http-kit';
+import { ApiError, conflict, forbidden } from '@stamp/http-kit';
 import {
   type EventStore,
   newId,
@@ -23,14 +23,12 @@ import {
   PROJECTS_VIEW,
   type ProjectView,
 } from '../projects/projection.ts';
+import { type AccountMail, PASSWORD_PURPOSE } from '../account-mail/commands.ts';
 import { SESSION_RENEW_AFTER_S, type SessionTokens } from '../sessions/tokens.ts';
 import { registerUser } from './decide.ts';
 import { initialUserState, userEmailStreamId, userStreamId } from './events.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { USERS_VIEW, type UserView } from './projection.ts';
-
-/** Purpose of the sealing of password hashes (see `Secrets.seal`). */
-const PASSWORD_PURPOSE = 'password-hash';
 
 /** Claim stream of the first owner of the default project (one per data folder). */
 export const BOOTSTRAP_OWNER_STREAM = 'bootstrap-owner';
@@ -40,6 +38,8 @@ export interface UserResource {
   id: string;
   email: string;
   name: string;
+  /** Whether the address was confirmed with the link sent to it. */
+  emailVerified: boolean;
   createdAt: string;
 }
 
@@ -61,6 +61,8 @@ export interface UsersApiDeps {
   tokens: SessionTokens;
   /** Seals password hashes, so that the log and the topics never carry them in the clear. */
   secrets: Secrets;
+  /** Verification emails, and the invitations a sign-up may carry. */
+  mail: AccountMail;
   /**
    * The default project and the placeholder user who owns it since the bootstrap, whom the first
    * user to sign up replaces as its owner; null before the bootstrap.
@@ -76,6 +78,7 @@ const toResource = (user: UserView): UserResource => ({
   id: user._id,
   email: user.email,
   name: user.name,
+  emailVerified: user.emailVerified,
   createdAt: user.createdAt,
 });
 
@@ -118,20 +121,33 @@ export function createUsersApi(deps: UsersApiDeps) {
     });
   }
 
+  /** The new user `userId` and a session token, once the views reflect `position`. */
+  async function signedIn(userId: string, position: number) {
+    await deps.awaitViews(position);
+    const created = await user(userId);
+    if (created === null) throw new Error(`user ${userId} is not in the view`);
+    return { user: created, token: await tokens.issue(userId) };
+  }
+
   return {
     user,
 
     /**
      * Registers a user with a password. The first user of an installation becomes the OWNER of
      * the default project in place of the bootstrap's placeholder, whatever `signupOpen` says.
+     * With an invitation's token (sent to this email), the user joins its project with its role,
+     * even when sign-up is closed, and the address counts as confirmed; otherwise a verification
+     * email is sent.
      * @returns the user and a session token.
-     * @throws ApiError 403 FORBIDDEN when sign-up is closed; 409 CONFLICT when an account has
-     *   this email; 422 VALIDATION_ERROR for a bad email or name.
+     * @throws ApiError 400 BAD_REQUEST for an invalid, expired, used or another address's
+     *   invitation; 403 FORBIDDEN when sign-up is closed; 409 CONFLICT when an account has this
+     *   email; 422 VALIDATION_ERROR for a bad email or name.
      */
     async signup(input: {
       email: string;
       password: string;
       name?: string;
+      inviteToken?: string;
       correlationId: string;
     }): Promise<{ user: UserResource; token: string }> {
       const email = input.email.trim().toLowerCase();
@@ -152,6 +168,38 @@ export function createUsersApi(deps: UsersApiDeps) {
           events: events.map((event) => ({ ...event, metadata })),
         },
       ];
+      if (input.inviteToken !== undefined) {
+        const invitation = await deps.mail.claimsOf(input.inviteToken, 'INVITATION');
+        if (invitation.email !== email || invitation.projectId === undefined) {
+          throw new ApiError(400, 'BAD_REQUEST', 'This invitation is for another address');
+        }
+        const joined = {
+          streamId: projectStreamId(invitation.projectId),
+          expectedRevision: 'any' as const,
+          events: [
+            {
+              type: 'ProjectMemberAdded',
+              data: { userId, role: invitation.role ?? 'MEMBER' },
+              metadata: { ...metadata, projectId: invitation.projectId },
+            },
+          ],
+        };
+        const verified = { type: 'UserEmailVerified', data: { email }, metadata };
+        const [claim, registered] = account;
+        let joinedAt: number;
+        try {
+          joinedAt = await deps.mail.useToken(invitation.jti, 'INVITATION', input.correlationId, [
+            ...(claim === undefined ? [] : [claim]),
+            ...(registered === undefined
+              ? []
+              : [{ ...registered, events: [...registered.events, verified] }]),
+            joined,
+          ]);
+        } catch (error) {
+          throw taken(error, email);
+        }
+        return signedIn(userId, joinedAt);
+      }
       const defaultProject = await deps.defaultProject();
       let position: number;
       try {
@@ -191,10 +239,9 @@ export function createUsersApi(deps: UsersApiDeps) {
           throw taken(second, email);
         }
       }
-      await deps.awaitViews(position);
-      const created = await user(userId);
-      if (created === null) throw new Error(`user ${userId} is not in the view`);
-      return { user: created, token: await tokens.issue(userId) };
+      const signed = await signedIn(userId, position);
+      await deps.mail.sendVerification({ id: userId, email }, input.correlationId);
+      return signed;
     },
 
     /**
@@ -225,6 +272,11 @@ export function createUsersApi(deps: UsersApiDeps) {
       if (verified === null) return null;
       const known = await users().findOne({ _id: verified.userId });
       if (known === null) return null;
+      // A password reset ends the sessions issued before it.
+      const changedAt = known.passwordChangedAt;
+      if (changedAt !== null && verified.issuedAt < Math.floor(Date.parse(changedAt) / 1000)) {
+        return null;
+      }
       const membership =
         projectId === null
           ? null

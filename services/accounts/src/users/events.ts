@@ -18,8 +18,20 @@ export interface UserRegistered {
   data: { email: string; name: string; passwordHash?: string };
 }
 
+/** The user confirmed `email` with the link sent to it. */
+export interface UserEmailVerified {
+  type: 'UserEmailVerified';
+  data: { email: string };
+}
+
+/** The password was reset (sealed argon2id hash); sessions issued before end. */
+export interface UserPasswordChanged {
+  type: 'UserPasswordChanged';
+  data: { passwordHash: string };
+}
+
 /** Every event of a user stream. */
-export type UserEvent = UserRegistered;
+export type UserEvent = UserRegistered | UserEmailVerified | UserPasswordChanged;
 
 /** State of a user folded from its stream. */
 export interface UserState {
@@ -36,5 +48,8 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
   switch (event.type) {
     case 'UserRegistered':
       return { exists: true, email: event.data.email, name: event.data.name };
+    case 'UserEmailVerified':
+    case 'UserPasswordChanged':
+      return state;
   }
 }

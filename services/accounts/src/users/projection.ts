@@ -24,6 +24,10 @@ export interface UserView extends ViewDocument {
   name: string;
   /** argon2id PHC string, sealed; null for a user who cannot log in. */
   passwordHash: string | null;
+  /** Whether the user confirmed the address (`email`) with the link sent to it. */
+  emailVerified: boolean;
+  /** ISO 8601 time of the last password reset: sessions issued before it are over. */
+  passwordChangedAt: string | null;
   createdAt: string;
   revision: number;
 }
@@ -31,13 +35,29 @@ export interface UserView extends ViewDocument {
 /** Projects one event of a user stream. */
 export async function projectUser(views: ViewStore, recorded: RecordedEvent): Promise<void> {
   const event = { type: recorded.type, data: recorded.data } as UserEvent;
-  if (event.type !== 'UserRegistered') return;
-  const { email, name, passwordHash } = event.data;
-  await applyAtRevision(
-    views.collection(USERS_VIEW),
-    entityIdOf(recorded.streamId),
-    recorded.revision,
-    { $set: { email, name, passwordHash: passwordHash ?? null, createdAt: recorded.createdAt } },
-    true,
-  );
+  const users = views.collection(USERS_VIEW);
+  const id = entityIdOf(recorded.streamId);
+  switch (event.type) {
+    case 'UserRegistered': {
+      const { email, name, passwordHash } = event.data;
+      const document = {
+        email,
+        name,
+        passwordHash: passwordHash ?? null,
+        emailVerified: false,
+        passwordChangedAt: null,
+        createdAt: recorded.createdAt,
+      };
+      await applyAtRevision(users, id, recorded.revision, { $set: document }, true);
+      return;
+    }
+    case 'UserEmailVerified':
+      await applyAtRevision(users, id, recorded.revision, { $set: { emailVerified: true } }, false);
+      return;
+    case 'UserPasswordChanged': {
+      const set = { passwordHash: event.data.passwordHash, passwordChangedAt: recorded.createdAt };
+      await applyAtRevision(users, id, recorded.revision, { $set: set }, false);
+      return;
+    }
+  }
 }
