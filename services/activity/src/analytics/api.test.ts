@@ -2,50 +2,24 @@
  * GET /analytics/timeseries over HTTP on the embedded platform: email events appended to the
  * log reach the hour and day counters, and the series is zero-filled around them.
  */
-import { randomBytes } from 'node:crypto';
+import type { AwaitViews } from '@stamp/contracts';
+import { type EmbeddedPlatform, newId } from '@stamp/platform';
+import type { ServedRouter } from '@stamp/testkit/http.ts';
 
-import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
-import {
-  createLogger,
-  DnsResolver,
-  type EmbeddedPlatform,
-  newId,
-  openEmbeddedPlatform,
-  Secrets,
-} from '@stamp/platform';
-import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
+import { type ActivityBench, startActivityBench } from '../testing.ts';
 
-import { createActivityService } from '../index.ts';
-
+let bench: ActivityBench;
 let platform: EmbeddedPlatform;
-let service: ReturnType<typeof createActivityService>;
 let served: ServedRouter;
-const modules: ServiceModule[] = [];
-const awaitViews = awaitViewsOf(modules);
+let awaitViews: AwaitViews;
 
 beforeAll(async () => {
-  const logger = createLogger({ level: 'silent' });
-  platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
-  service = createActivityService({
-    store: platform.store,
-    bus: platform.bus,
-    views: platform.views,
-    logger,
-    awaitViews,
-    leases: platform.leases,
-    secrets: new Secrets(randomBytes(32)),
-    resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
-    allowPrivateTargets: false,
-  });
-  modules.push(service);
-  await service.start();
-  served = await serveRouter(service.router, { projectId: 'p1', keyKind: 'secret' });
+  bench = await startActivityBench();
+  ({ platform, served, awaitViews } = bench);
 });
 
 afterAll(async () => {
-  await served.close();
-  await service.stop();
-  await platform.close();
+  await bench.close();
 });
 
 /** Appends an email of project `projectId` with `outcomes` after its EmailQueued. */

@@ -6,29 +6,19 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
-import {
-  createLogger,
-  DnsResolver,
-  type EmbeddedPlatform,
-  newId,
-  openEmbeddedPlatform,
-  Secrets,
-} from '@stamp/platform';
+import { type EmbeddedPlatform, newId } from '@stamp/platform';
 import { eventually } from '@stamp/testkit/eventually.ts';
-import { serveRouter, type ServedRouter } from '@stamp/testkit/http.ts';
+import type { ServedRouter } from '@stamp/testkit/http.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '@stamp/testkit/webhook-receiver.ts';
 import { Webhook } from 'standardwebhooks';
 
-import { createActivityService } from '../index.ts';
+import { type ActivityBench, startActivityBench } from '../testing.ts';
 
 let platform: EmbeddedPlatform;
-let service: ReturnType<typeof createActivityService>;
 let served: ServedRouter;
 let receiver: WebhookReceiver;
 /** Added to the delivery worker's clock: the test moves it days ahead. */
 let clockOffset = 0;
-const modules: ServiceModule[] = [];
 
 interface Endpoint {
   id: string;
@@ -54,22 +44,11 @@ interface Delivery {
   log?: { attemptedAt: string; statusCode?: number; latencyMs: number; error?: string }[];
 }
 
+let bench: ActivityBench;
+
 beforeAll(async () => {
-  const logger = createLogger({ level: 'silent' });
-  platform = openEmbeddedPlatform({ dataDir: ':memory:', logger });
   receiver = await startWebhookReceiver();
-  service = createActivityService(
-    {
-      store: platform.store,
-      bus: platform.bus,
-      views: platform.views,
-      logger,
-      awaitViews: awaitViewsOf(modules),
-      leases: platform.leases,
-      secrets: new Secrets(randomBytes(32)),
-      resolver: new DnsResolver({ servers: ['127.0.0.1:9'] }),
-      allowPrivateTargets: true,
-    },
+  bench = await startActivityBench(
     {
       deliveries: {
         intervalMs: 20,
@@ -77,17 +56,14 @@ beforeAll(async () => {
         now: () => Date.now() + clockOffset,
       },
     },
+    true,
   );
-  modules.push(service);
-  await service.start();
-  served = await serveRouter(service.router, { projectId: 'p1', keyKind: 'secret' });
+  ({ platform, served } = bench);
 });
 
 afterAll(async () => {
-  await served.close();
-  await service.stop();
+  await bench.close();
   await receiver.close();
-  await platform.close();
 });
 
 beforeEach(() => {
