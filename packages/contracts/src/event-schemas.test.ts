@@ -482,7 +482,10 @@ describe('the events the services really append', () => {
     const members = `/projects/${stamp.bootstrap.projectId}/members`;
     await api('POST', members, { email: 'second@example.org', role: 'MEMBER' });
     await api('PATCH', `${members}/${secondId}`, { role: 'ADMIN' });
-    await api('PATCH', `/users/@me/projects/${stamp.bootstrap.projectId}`, { name: 'Renamed' });
+    await api('PATCH', `/users/@me/projects/${stamp.bootstrap.projectId}`, {
+      name: 'Renamed',
+      tracking: 'ENABLED',
+    });
 
     // Webhook endpoints: created, changed and deleted (the disabling is built below).
     const hook = (await api('POST', '/webhook-endpoints', {

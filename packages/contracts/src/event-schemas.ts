@@ -446,6 +446,19 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'A project was renamed.',
     object('The project.', { name: nonEmpty('New name (1 to 100 characters).') }),
   ),
+  ProjectSettingsChanged: v1(
+    'project',
+    "A project's settings changed.",
+    object('The settings.', {
+      tracking: {
+        description: 'Open and click tracking of its email; null: the installation default.',
+        anyOf: [
+          oneOfStrings(['ENABLED', 'DISABLED', 'MARKETING_ONLY'], 'The mode.'),
+          { type: 'null', description: 'The installation default.' },
+        ],
+      },
+    }),
+  ),
   ProjectMemberRoleChanged: v1(
     'project',
     "A member's role in a project changed.",

@@ -77,7 +77,19 @@ export interface ContactViewDocument {
   updatedAt: string;
 }
 
-/** Collection of projects (owner: accounts service); sending reads whether one is suspended. */
+/**
+ * Open and click tracking of a project's email (API reference, "Open and click tracking"):
+ * every email, none, or campaign email and MARKETING templates only.
+ */
+export type TrackingMode = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
+
+/** The tracking modes. */
+export const TRACKING_MODES = ['ENABLED', 'DISABLED', 'MARKETING_ONLY'] as const;
+
+/**
+ * Collection of projects (owner: accounts service); sending reads whether one is suspended and
+ * how its email is tracked.
+ */
 export const PROJECTS_VIEW = 'projects';
 /** A project as other services read it. */
 export interface ProjectViewDocument {
@@ -88,6 +100,8 @@ export interface ProjectViewDocument {
    * threshold), or null; absent on projects never suspended.
    */
   suspension?: { reason: 'BOUNCE_RATE' | 'COMPLAINT_RATE'; suspendedAt: string } | null;
+  /** The project's tracking mode; null or absent: the installation's (`STAMP_TRACKING`). */
+  tracking?: TrackingMode | null;
 }
 
 /** Collection of emails and their delivery status (owner: sending service). */

@@ -438,3 +438,45 @@ describe('project settings and onboarding', () => {
     expect(foreign.status).toBe(404);
   });
 });
+
+describe('tracking per project', () => {
+  it('follows the tracking mode the project sets, else the installation default', async () => {
+    const cookie = await signup('tracking@example.org');
+    const created = await withSession(cookie, 'POST', '/users/@me/projects', { name: 'Quiet' });
+    const project = created.body as { id: string; secretKey: string };
+    const set = await withSession(cookie, 'PATCH', `/users/@me/projects/${project.id}`, {
+      tracking: 'DISABLED',
+    });
+    expect(set.body).toMatchObject({ name: 'Quiet', tracking: 'DISABLED' });
+    expect(
+      (await withSession(cookie, 'PATCH', `/users/@me/projects/${project.id}`, {})).status,
+    ).toBe(422);
+    expect(
+      (
+        await withSession(cookie, 'PATCH', `/users/@me/projects/${project.id}`, {
+          tracking: 'SOMETIMES',
+        })
+      ).status,
+    ).toBe(422);
+
+    /** The raw message of an email with a link sent with `key`, once in the outbox. */
+    const rawOf = async (key: string): Promise<string> => {
+      const sent = await call(stamp.url, key, 'POST', '/v1/send', {
+        to: 'reader@example.org',
+        from: 'news@sandbox.stamp.localhost',
+        subject: 'Links',
+        body: '<p><a href="https://example.org/page">Read</a></p>',
+      });
+      const id = (sent.body as { data: { emails: { email: string }[] } }).data.emails[0]?.email;
+      for (let attempt = 0; attempt < 200; attempt += 1) {
+        const found = await call(stamp.url, key, 'GET', `/outbox/${id ?? ''}`);
+        if (found.status === 200) return (found.body as { raw: string }).raw;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      throw new Error('the email never reached the outbox');
+    };
+    const loud = await withSession(cookie, 'POST', '/users/@me/projects', { name: 'Loud' });
+    expect(await rawOf(project.secretKey)).not.toContain('/t/c/');
+    expect(await rawOf((loud.body as { secretKey: string }).secretKey)).toContain('/t/c/');
+  });
+});

@@ -1,7 +1,7 @@
 import { portWithDefault } from '@stamp/host';
 import { z } from 'zod';
 
-import { TRACKING_MODES } from './tracking/links.ts';
+import { TRACKING_MODES } from '@stamp/contracts';
 
 /** The SNS certificate URLs trusted by default (API reference, configuration). */
 export const DEFAULT_SNS_CERT_URL_PATTERN = String.raw`^https://sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?/`;

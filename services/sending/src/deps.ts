@@ -2,7 +2,7 @@ import type { ContactsApi, DomainsApi } from '@stamp/contracts';
 import type { ServiceDeps } from '@stamp/http-kit';
 import type { LeaseStore, Mailer, Secrets, TimerSettings } from '@stamp/platform';
 
-import type { TrackingMode } from './tracking/links.ts';
+import type { TrackingMode } from '@stamp/contracts';
 
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {

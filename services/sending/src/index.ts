@@ -29,6 +29,7 @@ import { assertProjectMaySend } from './send/project.ts';
 import type { SendBody } from './send/schema.ts';
 import { templatesRouter } from './templates/api.ts';
 import { trackingRouter } from './tracking/api.ts';
+import { trackingModes } from './tracking/modes.ts';
 import { DEFAULT_SNS_CERT_URL_PATTERN } from './config.ts';
 import { snsRouter } from './sns/api.ts';
 import { SnsVerifier } from './sns/verify.ts';
@@ -55,7 +56,7 @@ import { projectTemplate } from './templates/projection.ts';
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
 export { DEFAULT_SANDBOX_DOMAIN } from './deps.ts';
 export { sendingEnv } from './config.ts';
-export { type TrackingMode } from './tracking/links.ts';
+export type { TrackingMode } from '@stamp/contracts';
 export { sendBody, type SendBody } from './send/schema.ts';
 export { type SendResult } from './send/command.ts';
 export { type SubscriptionLinks, subscriptionLinks } from './templates/render.ts';
@@ -202,7 +203,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         retry,
         secrets: deps.secrets,
         tracking: {
-          mode: deps.tracking ?? 'ENABLED',
+          modeOf: trackingModes(deps.views, deps.tracking ?? 'ENABLED'),
           links: { publicUrl: deps.publicUrl, secrets: deps.secrets },
         },
         accepted,

@@ -1,3 +1,4 @@
+import type { TrackingMode } from '@stamp/contracts';
 import { conflict, notFound, validationError, type FieldError } from '@stamp/http-kit';
 
 import { hashKey, isValidKey, keyHint, shareRandomPart } from '../keys.ts';
@@ -95,17 +96,28 @@ export function issueKeys(state: ProjectState, command: IssueKeys): ProjectEvent
 }
 
 /**
- * Decides a rename: ProjectRenamed, or nothing when the name is the same (pure).
+ * Decides a change of settings: ProjectRenamed and ProjectSettingsChanged for what differs
+ * (pure). `tracking` null returns the project to the installation's default.
  * @throws ApiError 404 RESOURCE_NOT_FOUND when the project does not exist; 422 VALIDATION_ERROR
  *   for a name outside 1..100 characters.
  */
-export function renameProject(state: ProjectState, name: string): ProjectEvent[] {
+export function changeSettings(
+  state: ProjectState,
+  change: { name?: string | undefined; tracking?: TrackingMode | null | undefined },
+): ProjectEvent[] {
   if (!state.exists) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
-  const trimmed = name.trim();
-  if (trimmed.length === 0 || trimmed.length > 100) {
-    throw validationError([
-      { field: 'name', message: 'Name must have 1 to 100 characters', code: 'invalid_length' },
-    ]);
+  const events: ProjectEvent[] = [];
+  if (change.name !== undefined) {
+    const trimmed = change.name.trim();
+    if (trimmed.length === 0 || trimmed.length > 100) {
+      throw validationError([
+        { field: 'name', message: 'Name must have 1 to 100 characters', code: 'invalid_length' },
+      ]);
+    }
+    if (trimmed !== state.name) events.push({ type: 'ProjectRenamed', data: { name: trimmed } });
   }
-  return trimmed === state.name ? [] : [{ type: 'ProjectRenamed', data: { name: trimmed } }];
+  if (change.tracking !== undefined && change.tracking !== state.tracking) {
+    events.push({ type: 'ProjectSettingsChanged', data: { tracking: change.tracking } });
+  }
+  return events;
 }

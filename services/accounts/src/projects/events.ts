@@ -1,5 +1,5 @@
 /** Events of the `project-<id>` streams (accounts service). */
-import type { MemberRole } from '@stamp/contracts';
+import type { MemberRole, TrackingMode } from '@stamp/contracts';
 import type { StreamModel } from '@stamp/platform';
 
 /** Stream id of a project. */
@@ -69,6 +69,12 @@ export interface ProjectRenamed {
   data: { name: string };
 }
 
+/** The project's settings changed: its tracking mode (null: the installation's default). */
+export interface ProjectSettingsChanged {
+  type: 'ProjectSettingsChanged';
+  data: { tracking: TrackingMode | null };
+}
+
 /** A member's role changed. */
 export interface ProjectMemberRoleChanged {
   type: 'ProjectMemberRoleChanged';
@@ -88,6 +94,7 @@ export type ProjectEvent =
   | ProjectSuspended
   | ProjectReinstated
   | ProjectRenamed
+  | ProjectSettingsChanged
   | ProjectMemberAdded
   | ProjectMemberRoleChanged
   | ProjectMemberRemoved;
@@ -99,6 +106,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectSuspended',
   'ProjectReinstated',
   'ProjectRenamed',
+  'ProjectSettingsChanged',
   'ProjectMemberAdded',
   'ProjectMemberRoleChanged',
   'ProjectMemberRemoved',
@@ -117,6 +125,8 @@ export interface ProjectState {
   reinstatedAt: string | null;
   /** The members and their roles, by user id. */
   members: Readonly<Record<string, MemberRole>>;
+  /** The project's tracking mode; null: the installation's default. */
+  tracking: TrackingMode | null;
 }
 
 /** State of a project with no events. */
@@ -129,6 +139,7 @@ export const initialProjectState: ProjectState = {
   suspension: null,
   reinstatedAt: null,
   members: {},
+  tracking: null,
 };
 
 /** Applies one event to the project state (pure). */
@@ -154,6 +165,8 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { ...state, suspension: null, reinstatedAt: event.data.reinstatedAt };
     case 'ProjectRenamed':
       return { ...state, name: event.data.name };
+    case 'ProjectSettingsChanged':
+      return { ...state, tracking: event.data.tracking };
     case 'ProjectMemberAdded':
     case 'ProjectMemberRoleChanged':
       return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };

@@ -11,6 +11,7 @@ import {
   type KeyKind,
   type MemberRole,
   PROJECTS_VIEW as PROJECTS_VIEW_NAME,
+  type TrackingMode,
 } from '@stamp/contracts';
 
 import { PROJECT_EVENT_TYPES, type ProjectEvent, type SuspensionData } from './events.ts';
@@ -54,6 +55,8 @@ export interface ProjectView extends ViewDocument {
   createdAt: string;
   publicKeyHint: string | null;
   secretKeyHint: string | null;
+  /** The project's tracking mode; null or absent: the installation's default. */
+  tracking?: TrackingMode | null;
   /** The suspension in force (project protection), or null; absent when never suspended. */
   suspension?: SuspensionData | null;
   /** Revision of the project stream this document reflects. */
@@ -105,6 +108,15 @@ export function projectsProjection(views: ViewStore): EventHandler {
         return;
       case 'ProjectMemberAdded':
         await member(projectId, event.data.userId, event.data.role, recorded);
+        return;
+      case 'ProjectSettingsChanged':
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
+          { $set: { tracking: event.data.tracking } },
+          false,
+        );
         return;
       case 'ProjectRenamed':
         await applyAtRevision(

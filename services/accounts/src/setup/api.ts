@@ -1,26 +1,36 @@
 /**
  * Routes of a project's settings and onboarding (spec part 4, "Users, projects"), for the
  * project's secret key or a member's session:
- * - `PATCH /users/@me/projects/:id {name}` → 200 `{id, name, role, createdAt, publicKeyHint,
- *   secretKeyHint}` (`project.update`: OWNER or ADMIN, else 403 FORBIDDEN; 422 for a name
- *   outside 1..100 characters).
+ * - `PATCH /users/@me/projects/:id {name?, tracking?}` → 200 `{id, name, role, createdAt,
+ *   publicKeyHint, secretKeyHint, tracking}` (`project.update`: OWNER or ADMIN, else 403
+ *   FORBIDDEN; 422 for a name outside 1..100 characters or neither field). `tracking` is the
+ *   project's open and click tracking (ENABLED, DISABLED, MARKETING_ONLY), null for the
+ *   installation's default (`STAMP_TRACKING`); delivery follows a change within 5 s.
  * - `GET /projects/:id/setup-state` → 200 `{steps: [{step, done, completedAt?}], completed}`,
  *   steps DOMAIN_ADDED, DOMAIN_VERIFIED, EMAIL_SENT and EVENT_TRACKED in that order.
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
  */
-import type { AwaitViews } from '@stamp/contracts';
+import { type AwaitViews, TRACKING_MODES } from '@stamp/contracts';
 import { caller, notFound, parse } from '@stamp/http-kit';
 import { type EventStore, streamCommands, type ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
 import { authorize, roleOf } from '../members/permissions.ts';
-import { renameProject } from '../projects/decide.ts';
+import { changeSettings } from '../projects/decide.ts';
 import { projectModel } from '../projects/events.ts';
 import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
 import { setupStateOf } from './progress.ts';
 
-const patchBody = z.object({ name: z.string().max(1000) });
+const patchBody = z
+  .object({
+    name: z.string().max(1000).optional(),
+    tracking: z.enum(TRACKING_MODES).nullable().optional(),
+  })
+  .refine((body) => body.name !== undefined || body.tracking !== undefined, {
+    message: 'Give a name or a tracking mode',
+    path: ['name'],
+  });
 
 /** The project settings and onboarding router (see the module comment). */
 export function projectSettingsRouter(deps: {
@@ -43,11 +53,11 @@ export function projectSettingsRouter(deps: {
   router.patch('/users/@me/projects/:id', async (req, res) => {
     const who = scope(req, res);
     authorize(who, 'project.update');
-    const { name } = parse(patchBody, req.body ?? {});
+    const change = parse(patchBody, req.body ?? {});
     const result = await projects.execute(
       who.projectId,
       { projectId: who.projectId, correlationId: who.requestId },
-      ({ state }) => renameProject(state, name),
+      ({ state }) => changeSettings(state, change),
     );
     await deps.awaitViews(result.position);
     const project = await deps.views
@@ -61,6 +71,7 @@ export function projectSettingsRouter(deps: {
       createdAt: project.createdAt,
       publicKeyHint: project.publicKeyHint,
       secretKeyHint: project.secretKeyHint,
+      tracking: project.tracking ?? null,
     });
   });
 

@@ -20,7 +20,7 @@ const noDomains: DomainsApi = {
   receivingDomain: () => Promise.resolve(null),
 };
 const NO_TRACKING = {
-  mode: 'DISABLED' as const,
+  modeOf: () => Promise.resolve('DISABLED' as const),
   links: { publicUrl: 'http://localhost', secrets: new Secrets('x'.repeat(32)) },
 };
 

@@ -1,4 +1,4 @@
-import type { DomainsApi } from '@stamp/contracts';
+import type { DomainsApi, TrackingMode } from '@stamp/contracts';
 import {
   DeliveryError,
   type DeliveryReceipt,
@@ -14,12 +14,7 @@ import {
 import type { RetryPolicy } from '../deps.ts';
 import { verpAddress } from '../inbound/verp.ts';
 import type { SuppressionReason } from '../suppressions/events.ts';
-import {
-  instrumentHtml,
-  isTracked,
-  type TrackingLinks,
-  type TrackingMode,
-} from '../tracking/links.ts';
+import { instrumentHtml, isTracked, type TrackingLinks } from '../tracking/links.ts';
 import {
   decideFailure,
   type EmailEvent,
@@ -43,8 +38,11 @@ export interface DeliveryDeps {
   suppressionOf(projectId: string, email: string): Promise<SuppressionReason | null>;
   /** Signs the VERP return paths of emails from verified domains. */
   secrets: Secrets;
-  /** Open and click tracking: the mode, and where the links point and what signs them. */
-  tracking: { mode: TrackingMode; links: TrackingLinks };
+  /**
+   * Open and click tracking: the mode of a project (its setting, else the installation's), and
+   * where the links point and what signs them.
+   */
+  tracking: { modeOf(projectId: string): Promise<TrackingMode>; links: TrackingLinks };
   /**
    * Deliveries the receiving side accepted whose EmailSent could not be recorded yet, by email id
    * (kept by the worker across retries of the same event): they are recorded, never sent again.
@@ -56,7 +54,7 @@ export interface DeliveryDeps {
 function outgoing(
   queued: EmailQueuedData,
   projectId: string,
-  tracking: DeliveryDeps['tracking'],
+  tracking: { mode: TrackingMode; links: TrackingLinks },
 ): OutgoingMessage {
   const marketing = queued.marketing ?? queued.campaignId !== undefined;
   const html = isTracked(tracking.mode, marketing)
@@ -118,7 +116,8 @@ export async function handleDelivery(
   const queued = state.queued;
   if (queued === null || state.done || laneOf(queued) !== lane) return;
   const projectId = event.metadata.projectId ?? '';
-  const message = outgoing(queued, projectId, deps.tracking);
+  const mode = await deps.tracking.modeOf(projectId);
+  const message = outgoing(queued, projectId, { mode, links: deps.tracking.links });
   const domain = await deps.domains.senderDomain(projectId, queued.from.email);
   if (domain?.verified === true) {
     message.dkim = domain.dkim;

@@ -4,14 +4,9 @@
  * (HMAC-SHA256, see `Secrets.sign`) over the email id, and for a click also the link's URL, so the
  * click endpoint redirects only to URLs that were in that email.
  */
+import type { TrackingMode } from '@stamp/contracts';
 import type { Secrets } from '@stamp/platform';
 import { Parser } from 'htmlparser2';
-
-/** Open and click tracking of a project: every email, none, or marketing email only. */
-export type TrackingMode = 'ENABLED' | 'DISABLED' | 'MARKETING_ONLY';
-
-/** The tracking modes, for configuration. */
-export const TRACKING_MODES = ['ENABLED', 'DISABLED', 'MARKETING_ONLY'] as const;
 
 /** Where tracking links point and what signs them. */
 export interface TrackingLinks {
