@@ -86,7 +86,8 @@ export async function createDeliveryIndexes(views: ViewStore): Promise<void> {
 /**
  * Dispatches one integration event: on ContactDeleted, first forgets the deliveries that hold the
  * contact's personal data (their bodies and logs); then adds a PENDING delivery, due at `now`
- * (epoch ms), for each enabled endpoint of the event's project that wants its type.
+ * (epoch ms), for each enabled endpoint of the event's project that wants its type and was
+ * created before the event happened.
  * @returns how many deliveries were added.
  */
 export async function dispatchWebhooks(
@@ -104,7 +105,11 @@ export async function dispatchWebhooks(
   const endpoints = await views
     .collection<WebhookEndpointDocument>(WEBHOOK_ENDPOINTS)
     .find({ projectId: payload.projectId, deleted: false, enabled: true });
-  const targets = endpoints.filter((endpoint) => wants(endpoint.eventTypes, payload.type));
+  // An endpoint receives the events that happened since it was created, not the history a
+  // consumer catching up (after an upgrade, say) is still reading.
+  const targets = endpoints.filter(
+    (endpoint) => wants(endpoint.eventTypes, payload.type) && event.createdAt >= endpoint.createdAt,
+  );
   if (targets.length === 0) return 0;
   const body = JSON.stringify({
     type: payload.type,
