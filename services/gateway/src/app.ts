@@ -63,7 +63,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
  * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), every
  * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key or
  * session authentication (spec part 5; reads headers only, so a bad key is answered 401 before
- * any body is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
+ * a body is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
  * BAD_REQUEST, too large → 413 PAYLOAD_TOO_LARGE, nested deeper than `maxJsonDepth` → 400
  * BAD_REQUEST), `Idempotency-Key` handling on POST /v1/send and /v1/track, every module's router,
  * 404 NOT_FOUND, and the error envelope (spec part 7).

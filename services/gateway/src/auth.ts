@@ -37,7 +37,7 @@ export interface AuthenticateOptions {
  * members"), setting `res.locals.caller` ({@link Caller}):
  * - `Authorization: Bearer <key>`, resolved with `keys.resolveKey`: 401 MISSING_AUTH without
  *   the header (and without a session cookie); 401 INVALID_API_KEY for a malformed header, an
- *   unknown key, or a public (pk_) key on any route but POST /v1/track.
+ *   unknown key, or a public (pk_) key on every route but POST /v1/track.
  * - Otherwise the session cookie, resolved with `keys.resolveSession`, on every route but
  *   `/v1/*` (key-only): 401 UNAUTHORIZED for an invalid or expired session; 403 FORBIDDEN for a
  *   state-changing request whose `Origin` is not the public URL's (CSRF); the project is the

@@ -4,12 +4,12 @@
  * permission table of `permissions.ts` applies (403 FORBIDDEN):
  * - `GET /projects/:id/members` → 200 `[{userId, email, name, role, createdAt}]`, oldest first.
  * - `POST /projects/:id/members {email, role: "ADMIN"|"MEMBER"}` → 201 the member: a user with
- *   an account is added at once (409 CONFLICT when already a member); any other address gets an
+ *   an account is added at once (409 CONFLICT when already a member); every other address gets an
  *   invitation email (202 `{email, role, invited: true}`), and signing up with its `inviteToken`
  *   joins the project with that role.
  * - `PATCH /projects/:id/members/:userId {role}` → 200 the member (making or unmaking an OWNER
  *   takes an OWNER; 409 CONFLICT for the last OWNER's demotion).
- * - `DELETE /projects/:id/members/:userId` → 204: a member leaves (any role), or is removed
+ * - `DELETE /projects/:id/members/:userId` → 204: a member leaves (whatever the role), or is removed
  *   (`members.manage`; an OWNER only by an OWNER); 409 CONFLICT for the last OWNER.
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
  */

@@ -12,7 +12,7 @@
  * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
  * | project.update   | yes   | yes   | no     |  rename
  *
- * Any member may leave; the last OWNER can neither leave nor be demoted.
+ * Every member may leave; the last OWNER can neither leave nor be demoted.
  */
 import type { Caller, MemberRole } from '@stamp/contracts';
 import { ApiError } from '@stamp/http-kit';

@@ -38,7 +38,7 @@ export interface SetupDocument extends ViewDocument {
   steps: Partial<Record<SetupStep, string>>;
 }
 
-/** The step an event completes, if any. */
+/** The step an event completes, or null. */
 function stepOf(event: RecordedEvent): SetupStep | null {
   const category = streamCategory(event.streamId);
   if (category === 'domain') {

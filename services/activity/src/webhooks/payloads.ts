@@ -27,7 +27,7 @@
  *
  * `data` is the event's data with the id of its entity (`emailId`, `contactId`, `eventId`,
  * `campaignId`, `executionId`) and `eventId`, the id of the integration event. Events whose data
- * was erased are not posted (ContactDeleted is, with the contact id alone); neither is any event
+ * was erased are not posted (ContactDeleted is, with the contact id alone); nor is an event
  * without a project.
  */
 import {
@@ -80,7 +80,7 @@ export interface WebhookPayload {
   projectId: string;
   type: WebhookEventType;
   data: Record<string, unknown>;
-  /** The contact whose personal data `data` holds (the event's `subjectId`), if any. */
+  /** The contact whose personal data `data` holds (the event's `subjectId`). */
   subjectId?: string;
 }
 

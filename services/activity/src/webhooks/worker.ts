@@ -8,7 +8,7 @@
  * - An attempt posts the body with `webhook-id` (the delivery id, the same on every attempt),
  *   `webhook-timestamp` (seconds) and `webhook-signature` (`v1,<base64 HMAC-SHA256>`), signed
  *   by the `standardwebhooks` library. The target goes through the private-address guard of
- *   `callWebhook`. A 2xx answer succeeds; any other answer, a timeout or a network error fails.
+ *   `callWebhook`. A 2xx answer succeeds; every other answer, a timeout or a network error fails.
  * - A failed attempt is retried after {@link RETRY_DELAYS_MS} (5 s, 5 min, 30 min, 2 h, 5 h,
  *   10 h, 10 h: eight attempts over 27.6 hours), then the delivery is FAILED. A retry asked for
  *   by hand is one attempt.
