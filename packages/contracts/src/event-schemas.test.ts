@@ -16,6 +16,7 @@ import {
 } from '../../../services/accounts/src/protection/decide.ts';
 import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
 import { decideDisable } from '../../../services/activity/src/webhooks/events.ts';
+import { deleteProject } from '../../../services/accounts/src/projects/decide.ts';
 import {
   decideFailure,
   evolveEmail,
@@ -524,7 +525,8 @@ describe('the events the services really append', () => {
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
  * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint, a
  * project's suspension and reinstatement, a failed job, a webhook endpoint disabled after days
- * of failure, and the uses of emailed account links (and an account email that failed).
+ * of failure, a deleted project, and the uses of emailed account links (and an account email
+ * that failed).
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -572,6 +574,7 @@ function builtEvents(): { type: string; event: object }[] {
     type: 'FailJob',
     reason: 'store unavailable',
   });
+  const [deleted] = deleteProject({ ...initialProjectState, exists: true }, new Date());
   const [disabled] = decideDisable(
     { exists: true, deleted: false, projectId: 'p1', enabled: true },
     new Date().toISOString(),
@@ -580,6 +583,7 @@ function builtEvents(): { type: string; event: object }[] {
   const now = new Date().toISOString();
   return [
     { type: disabled!.type, event: sample(disabled!.type, disabled!.data) },
+    { type: deleted!.type, event: sample(deleted!.type, deleted!.data) },
     {
       type: 'UserEmailVerified',
       event: sample('UserEmailVerified', { email: 'owner@example.org' }),

@@ -446,6 +446,11 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'A project was renamed.',
     object('The project.', { name: nonEmpty('New name (1 to 100 characters).') }),
   ),
+  ProjectDeleted: v1(
+    'project',
+    'A project was deleted: its keys stop working and its members lose it.',
+    object('The deletion.', { deletedAt: dateTime('Time of the deletion') }),
+  ),
   ProjectSettingsChanged: v1(
     'project',
     "A project's settings changed.",

@@ -110,6 +110,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/users/@me/projects' },
   { method: 'PATCH', path: '/users/@me/projects/:project' },
   { method: 'PATCH', path: '/users/@me/projects/:id' },
+  { method: 'DELETE', path: '/users/@me/projects/:id' },
   { method: 'GET', path: '/projects/:project/setup-state' },
   { method: 'GET', path: '/projects/:project/members' },
   { method: 'POST', path: '/projects/:project/members' },

@@ -480,3 +480,24 @@ describe('tracking per project', () => {
     expect(await rawOf((loud.body as { secretKey: string }).secretKey)).toContain('/t/c/');
   });
 });
+
+describe('deleting a project', () => {
+  it('lets its OWNER delete it: its keys stop working and its members lose it', async () => {
+    const owner = await signup('deleter@example.org');
+    const bystander = await signup('bystander@example.org');
+    const created = await withSession(owner, 'POST', '/users/@me/projects', { name: 'Doomed' });
+    const project = created.body as { id: string; secretKey: string };
+    const path = `/users/@me/projects/${project.id}`;
+    expect((await call(stamp.url, project.secretKey, 'GET', '/contacts')).status).toBe(200);
+
+    expect((await withSession(bystander, 'DELETE', path)).status).toBe(404);
+    expect((await withSession(owner, 'DELETE', path)).status).toBe(204);
+    expect((await call(stamp.url, project.secretKey, 'GET', '/contacts')).status).toBe(401);
+    expect((await withSession(owner, 'GET', '/users/@me/projects')).body).toEqual([]);
+    const gone = await withSession(owner, 'GET', '/contacts', undefined, {
+      'x-project-id': project.id,
+    });
+    expect(gone.status).toBe(404);
+    expect((await withSession(owner, 'DELETE', path)).status).toBe(404);
+  });
+});

@@ -20,6 +20,7 @@ const lastOwner = (state: ProjectState, userId: string): boolean =>
  * @throws ApiError 409 CONFLICT when the user already is a member.
  */
 export function addMember(state: ProjectState, userId: string, role: MemberRole): ProjectEvent[] {
+  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
   if (state.members[userId] !== undefined) throw conflict('This user already is a member');
   return [{ type: 'ProjectMemberAdded', data: { userId, role } }];
 }

@@ -10,7 +10,8 @@
  * | members.manage   | yes   | yes   | no     |  invite, remove, change roles below OWNER
  * | owners.manage    | yes   | no    | no     |  make or unmake an OWNER
  * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
- * | project.update   | yes   | yes   | no     |  rename
+ * | project.update   | yes   | yes   | no     |  rename, tracking
+ * | project.delete   | yes   | no    | no     |
  *
  * Every member may leave; the last OWNER can neither leave nor be demoted.
  */
@@ -19,7 +20,12 @@ import { ApiError } from '@stamp/http-kit';
 
 /** A guarded action. */
 export type Action =
-  'members.read' | 'members.manage' | 'owners.manage' | 'keys.manage' | 'project.update';
+  | 'members.read'
+  | 'members.manage'
+  | 'owners.manage'
+  | 'keys.manage'
+  | 'project.update'
+  | 'project.delete';
 
 /** The roles allowed each action. */
 export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
@@ -28,6 +34,7 @@ export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
   'owners.manage': ['OWNER'],
   'keys.manage': ['OWNER', 'ADMIN'],
   'project.update': ['OWNER', 'ADMIN'],
+  'project.delete': ['OWNER'],
 };
 
 /** The role `caller` acts with in its project: its member role, OWNER for a secret key. */

@@ -105,7 +105,7 @@ export function changeSettings(
   state: ProjectState,
   change: { name?: string | undefined; tracking?: TrackingMode | null | undefined },
 ): ProjectEvent[] {
-  if (!state.exists) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
   const events: ProjectEvent[] = [];
   if (change.name !== undefined) {
     const trimmed = change.name.trim();
@@ -120,4 +120,13 @@ export function changeSettings(
     events.push({ type: 'ProjectSettingsChanged', data: { tracking: change.tracking } });
   }
   return events;
+}
+
+/**
+ * Decides the deletion of a project (pure).
+ * @throws ApiError 404 RESOURCE_NOT_FOUND when it does not exist or was deleted.
+ */
+export function deleteProject(state: ProjectState, at: Date): ProjectEvent[] {
+  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  return [{ type: 'ProjectDeleted', data: { deletedAt: at.toISOString() } }];
 }

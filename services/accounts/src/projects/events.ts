@@ -75,6 +75,12 @@ export interface ProjectSettingsChanged {
   data: { tracking: TrackingMode | null };
 }
 
+/** The project was deleted: its keys stop working and its members lose it. */
+export interface ProjectDeleted {
+  type: 'ProjectDeleted';
+  data: { deletedAt: string };
+}
+
 /** A member's role changed. */
 export interface ProjectMemberRoleChanged {
   type: 'ProjectMemberRoleChanged';
@@ -95,6 +101,7 @@ export type ProjectEvent =
   | ProjectReinstated
   | ProjectRenamed
   | ProjectSettingsChanged
+  | ProjectDeleted
   | ProjectMemberAdded
   | ProjectMemberRoleChanged
   | ProjectMemberRemoved;
@@ -107,6 +114,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectReinstated',
   'ProjectRenamed',
   'ProjectSettingsChanged',
+  'ProjectDeleted',
   'ProjectMemberAdded',
   'ProjectMemberRoleChanged',
   'ProjectMemberRemoved',
@@ -127,6 +135,8 @@ export interface ProjectState {
   members: Readonly<Record<string, MemberRole>>;
   /** The project's tracking mode; null: the installation's default. */
   tracking: TrackingMode | null;
+  /** Whether the project was deleted. */
+  deleted: boolean;
 }
 
 /** State of a project with no events. */
@@ -140,6 +150,7 @@ export const initialProjectState: ProjectState = {
   reinstatedAt: null,
   members: {},
   tracking: null,
+  deleted: false,
 };
 
 /** Applies one event to the project state (pure). */
@@ -167,6 +178,8 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { ...state, name: event.data.name };
     case 'ProjectSettingsChanged':
       return { ...state, tracking: event.data.tracking };
+    case 'ProjectDeleted':
+      return { ...state, deleted: true, members: {} };
     case 'ProjectMemberAdded':
     case 'ProjectMemberRoleChanged':
       return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };

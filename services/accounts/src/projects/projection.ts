@@ -57,6 +57,8 @@ export interface ProjectView extends ViewDocument {
   secretKeyHint: string | null;
   /** The project's tracking mode; null or absent: the installation's default. */
   tracking?: TrackingMode | null;
+  /** True once deleted. */
+  deleted?: boolean;
   /** The suspension in force (project protection), or null; absent when never suspended. */
   suspension?: SuspensionData | null;
   /** Revision of the project stream this document reflects. */
@@ -108,6 +110,12 @@ export function projectsProjection(views: ViewStore): EventHandler {
         return;
       case 'ProjectMemberAdded':
         await member(projectId, event.data.userId, event.data.role, recorded);
+        return;
+      case 'ProjectDeleted':
+        // Its keys stop resolving and its members lose it; nothing follows a deletion.
+        await keys.deleteMany({ projectId });
+        await members.updateMany({ projectId }, { $set: { active: false } });
+        await applyAtRevision(projects, projectId, revision, { $set: { deleted: true } }, false);
         return;
       case 'ProjectSettingsChanged':
         await applyAtRevision(

@@ -6,6 +6,8 @@
  *   FORBIDDEN; 422 for a name outside 1..100 characters or neither field). `tracking` is the
  *   project's open and click tracking (ENABLED, DISABLED, MARKETING_ONLY), null for the
  *   installation's default (`STAMP_TRACKING`); delivery follows a change within 5 s.
+ * - `DELETE /users/@me/projects/:id` → 204 (`project.delete`: OWNER only): its keys stop working
+ *   at once and its members lose it; its data stays unreadable behind them.
  * - `GET /projects/:id/setup-state` → 200 `{steps: [{step, done, completedAt?}], completed}`,
  *   steps DOMAIN_ADDED, DOMAIN_VERIFIED, EMAIL_SENT and EVENT_TRACKED in that order.
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
@@ -17,7 +19,7 @@ import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
 import { authorize, roleOf } from '../members/permissions.ts';
-import { changeSettings } from '../projects/decide.ts';
+import { changeSettings, deleteProject } from '../projects/decide.ts';
 import { projectModel } from '../projects/events.ts';
 import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
 import { setupStateOf } from './progress.ts';
@@ -73,6 +75,18 @@ export function projectSettingsRouter(deps: {
       secretKeyHint: project.secretKeyHint,
       tracking: project.tracking ?? null,
     });
+  });
+
+  router.delete('/users/@me/projects/:id', async (req, res) => {
+    const who = scope(req, res);
+    authorize(who, 'project.delete');
+    const result = await projects.execute(
+      who.projectId,
+      { projectId: who.projectId, correlationId: who.requestId },
+      ({ state }) => deleteProject(state, new Date()),
+    );
+    await deps.awaitViews(result.position);
+    res.status(204).end();
   });
 
   router.get('/projects/:id/setup-state', async (req, res) => {
