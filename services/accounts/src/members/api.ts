@@ -14,18 +14,23 @@
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
  */
 import type { AwaitViews, Caller, MemberRole } from '@stamp/contracts';
-import { caller, emailAddress, notFound, parse } from '@stamp/http-kit';
+import { emailAddress, notFound, parse } from '@stamp/http-kit';
 import { type EventStore, streamCommands, type ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 import { z } from 'zod';
 
 import type { AccountMail } from '../account-mail/commands.ts';
 import { projectModel } from '../projects/events.ts';
-import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
-import { MEMBERS_VIEW, type MemberView, memberId } from '../projects/projection.ts';
+import {
+  MEMBERS_VIEW,
+  type MemberView,
+  memberId,
+  PROJECTS_VIEW,
+  type ProjectView,
+} from '../projects/projection.ts';
 import { USERS_VIEW, type UserView } from '../users/projection.ts';
 import { addMember, changeRole, removeMember } from './decide.ts';
-import { authorize } from './permissions.ts';
+import { authorize, callerOfProject } from './permissions.ts';
 
 /** Dependencies of {@link membersRouter}. */
 export interface MembersRouterDeps {
@@ -49,12 +54,8 @@ export function membersRouter(deps: MembersRouterDeps): Router {
 
   /** The caller and the project of the path, which must be the caller's. */
   function scope(req: Request, res: Response): { who: Caller; projectId: string } {
-    const who = caller(res);
-    const projectId = req.params.id ?? '';
-    if (who.projectId !== projectId || who.keyKind !== 'secret') {
-      throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
-    }
-    return { who, projectId };
+    const who = callerOfProject(req, res);
+    return { who, projectId: who.projectId };
   }
 
   /** Members of `projectId` as the API answers them. */

@@ -16,7 +16,8 @@
  * Every member may leave; the last OWNER can neither leave nor be demoted.
  */
 import type { Caller, MemberRole } from '@stamp/contracts';
-import { ApiError } from '@stamp/http-kit';
+import { ApiError, caller, notFound } from '@stamp/http-kit';
+import type { Request, Response } from 'express';
 
 /** A guarded action. */
 export type Action =
@@ -53,4 +54,18 @@ export function authorize(caller: Caller, action: Action): void {
   if (role === null || !allowed.includes(role)) {
     throw new ApiError(403, 'FORBIDDEN', `Only ${allowed.join(' or ')} members may do this`);
   }
+}
+
+/**
+ * The caller of a route of project `:id`: the project's secret key or a member's session (the
+ * gateway set its project from the path).
+ * @throws ApiError 404 RESOURCE_NOT_FOUND for another project or a public key, as for a project
+ *   that does not exist.
+ */
+export function callerOfProject(req: Request, res: Response): Caller {
+  const who = caller(res);
+  if (who.projectId !== req.params.id || who.keyKind !== 'secret') {
+    throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  }
+  return who;
 }

@@ -13,12 +13,12 @@
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
  */
 import { type AwaitViews, TRACKING_MODES } from '@stamp/contracts';
-import { caller, notFound, parse } from '@stamp/http-kit';
+import { notFound, parse } from '@stamp/http-kit';
 import { type EventStore, streamCommands, type ViewStore } from '@stamp/platform';
-import { type Request, type Response, Router } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
 
-import { authorize, roleOf } from '../members/permissions.ts';
+import { authorize, callerOfProject, roleOf } from '../members/permissions.ts';
 import { changeSettings, deleteProject } from '../projects/decide.ts';
 import { projectModel } from '../projects/events.ts';
 import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
@@ -43,17 +43,8 @@ export function projectSettingsRouter(deps: {
   const router = Router();
   const projects = streamCommands(deps.store, projectModel);
 
-  /** The caller, whose project must be the path's. */
-  function scope(req: Request, res: Response) {
-    const who = caller(res);
-    if (who.projectId !== req.params.id || who.keyKind !== 'secret') {
-      throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
-    }
-    return who;
-  }
-
   router.patch('/users/@me/projects/:id', async (req, res) => {
-    const who = scope(req, res);
+    const who = callerOfProject(req, res);
     authorize(who, 'project.update');
     const change = parse(patchBody, req.body ?? {});
     const result = await projects.execute(
@@ -78,7 +69,7 @@ export function projectSettingsRouter(deps: {
   });
 
   router.delete('/users/@me/projects/:id', async (req, res) => {
-    const who = scope(req, res);
+    const who = callerOfProject(req, res);
     authorize(who, 'project.delete');
     const result = await projects.execute(
       who.projectId,
@@ -90,7 +81,7 @@ export function projectSettingsRouter(deps: {
   });
 
   router.get('/projects/:id/setup-state', async (req, res) => {
-    const who = scope(req, res);
+    const who = callerOfProject(req, res);
     res.json(await setupStateOf(deps.views, who.projectId));
   });
 

@@ -25,6 +25,7 @@ import type { ViewStore } from '@stamp/platform';
 import { Router } from 'express';
 import { z } from 'zod';
 
+import { DATE_ONLY, instant } from '../feed/api.ts';
 import {
   type ActivityStatsDocument,
   type ActivityType,
@@ -49,10 +50,6 @@ const METRICS = {
 /** One point of the series. */
 export type TimeseriesPoint = { timestamp: string } & Record<keyof typeof METRICS, number>;
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
-  error: 'Expected an ISO 8601 date (YYYY-MM-DD) or date-time with an offset',
-});
 const timeseriesQuery = z.object({
   granularity: z.enum(['day', 'hour']).default('day'),
   from: instant.optional(),

@@ -40,10 +40,11 @@ export const STATS_DEFAULT_DAYS = 30;
 /** Largest range of GET /activity/stats, in days. */
 export const STATS_MAX_DAYS = 366;
 
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+/** A UTC date, `YYYY-MM-DD`. */
+export const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** An ISO 8601 time with an offset (`2025-01-31T12:00:00Z`) or a UTC date (`2025-01-31`). */
-const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+export const instant = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
   error: 'Expected an ISO 8601 date (YYYY-MM-DD) or date-time with an offset',
 });
 
