@@ -16,7 +16,7 @@ import {
 } from '../../../services/accounts/src/protection/decide.ts';
 import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
 import { decideDisable } from '../../../services/activity/src/webhooks/events.ts';
-import { deleteProject } from '../../../services/accounts/src/projects/decide.ts';
+import { deleteProject, resetProject } from '../../../services/accounts/src/projects/decide.ts';
 import {
   decideFailure,
   evolveEmail,
@@ -575,6 +575,7 @@ function builtEvents(): { type: string; event: object }[] {
     reason: 'store unavailable',
   });
   const [deleted] = deleteProject({ ...initialProjectState, exists: true }, new Date());
+  const [reset] = resetProject({ ...initialProjectState, exists: true }, new Date());
   const [disabled] = decideDisable(
     { exists: true, deleted: false, projectId: 'p1', enabled: true },
     new Date().toISOString(),
@@ -584,6 +585,7 @@ function builtEvents(): { type: string; event: object }[] {
   return [
     { type: disabled!.type, event: sample(disabled!.type, disabled!.data) },
     { type: deleted!.type, event: sample(deleted!.type, deleted!.data) },
+    { type: reset!.type, event: sample(reset!.type, reset!.data) },
     {
       type: 'UserEmailVerified',
       event: sample('UserEmailVerified', { email: 'owner@example.org' }),

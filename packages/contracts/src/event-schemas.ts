@@ -451,6 +451,11 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'A project was deleted: its keys stop working and its members lose it.',
     object('The deletion.', { deletedAt: dateTime('Time of the deletion') }),
   ),
+  ProjectReset: v1(
+    'project',
+    "A project's data was wiped: contacts erased, resources removed from the views.",
+    object('The reset.', { resetAt: dateTime('Time of the reset') }),
+  ),
   ProjectSettingsChanged: v1(
     'project',
     "A project's settings changed.",

@@ -11,3 +11,4 @@ export * from './listen.ts';
 export * from './email-address.ts';
 export * from './body.ts';
 export * from './session-cookie.ts';
+export * from './project-reset.ts';

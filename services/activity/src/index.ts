@@ -16,19 +16,30 @@ import {
   WORKFLOW_EXECUTION_STREAM_CATEGORY,
   INBOUND_EMAIL_STREAM_CATEGORY,
 } from '@stamp/contracts';
-import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import {
+  consumeProjectResets,
+  deleteProjectDocuments,
+  type ServiceDeps,
+  type ServiceModule,
+} from '@stamp/http-kit';
 import type { Consumer, LeaseStore, RecordedEvent, Resolver, Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
 import { analyticsRouter } from './analytics/api.ts';
 import { activityRouter } from './feed/api.ts';
-import { ACTIVITY_COLLECTIONS, createActivityIndexes } from './feed/items.ts';
+import {
+  ACTIVITY_COLLECTIONS,
+  ACTIVITY_STATS_VIEW,
+  ACTIVITY_VIEW,
+  createActivityIndexes,
+} from './feed/items.ts';
 import { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
 import { createUpcomingIndexes, upcomingRouter } from './upcoming/api.ts';
 import { webhookEndpointsRouter } from './webhooks/api.ts';
 import {
   createDeliveryIndexes,
   dispatchWebhooks,
+  WEBHOOK_DELIVERIES,
   WEBHOOK_DISPATCH_GROUP,
 } from './webhooks/deliveries.ts';
 import {
@@ -49,6 +60,9 @@ export {
 export { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
 export type { ActivityItem } from './feed/query.ts';
 export { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhooks/payloads.ts';
+
+/** Consumer group wiping a reset project's feed, counters and webhook deliveries. */
+const ACTIVITY_RESET_GROUP = 'activity-project-reset';
 
 /** Consumer group of the `webhookEndpoints` view. */
 export const WEBHOOK_ENDPOINTS_VIEW_GROUP = 'activity-webhook-endpoints';
@@ -145,6 +159,7 @@ export function createActivityService(
 
   let consumers: Consumer[] = [];
   let dispatch: Consumer | undefined;
+  let reset: Consumer | undefined;
   const handle = (event: RecordedEvent): Promise<void> => projectActivity(deps.views, event);
 
   return {
@@ -154,6 +169,7 @@ export function createActivityService(
     views: [
       { groupId: ACTIVITY_VIEW_GROUP, collections: ACTIVITY_COLLECTIONS },
       { groupId: WEBHOOK_ENDPOINTS_VIEW_GROUP, collections: [WEBHOOK_ENDPOINTS] },
+      { groupId: ACTIVITY_RESET_GROUP, collections: [] },
     ],
     async start() {
       if (consumers.length > 0) return;
@@ -175,6 +191,22 @@ export function createActivityService(
           handle: (event) => projectWebhookEndpoint(deps.views, event),
         }),
       ];
+      const views = consumers.slice();
+      reset = consumeProjectResets({
+        bus: deps.bus,
+        groupId: ACTIVITY_RESET_GROUP,
+        projections: () => (dispatch === undefined ? views : [...views, dispatch]),
+        wipe: (notice) =>
+          deleteProjectDocuments(
+            deps.views,
+            {
+              [ACTIVITY_VIEW]: 'at',
+              [ACTIVITY_STATS_VIEW]: null,
+              [WEBHOOK_DELIVERIES]: 'createdAt',
+            },
+            notice,
+          ),
+      });
       dispatch = deps.bus.consume({
         groupId: WEBHOOK_DISPATCH_GROUP,
         topics: ACTIVITY_TOPICS,
@@ -186,12 +218,13 @@ export function createActivityService(
       if (deliveriesEnabled) worker.start();
     },
     async stop() {
-      const running = [...consumers, ...(dispatch === undefined ? [] : [dispatch])];
+      const running = [...consumers, ...[dispatch, reset].filter((c) => c !== undefined)];
       consumers = [];
       dispatch = undefined;
+      reset = undefined;
       await worker.stop();
       await Promise.all(running.map((consumer) => consumer.stop()));
     },
-    projections: () => consumers,
+    projections: () => (reset === undefined ? consumers : [...consumers, reset]),
   };
 }

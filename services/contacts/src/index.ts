@@ -4,7 +4,7 @@
  * sending and tracking, and the `contacts-view` projection.
  */
 import type { ContactsApi } from '@stamp/contracts';
-import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import { consumeProjectResets, type ServiceDeps, type ServiceModule } from '@stamp/http-kit';
 import { type Consumer, type RecordedEvent, type Resolver, type Secrets } from '@stamp/platform';
 import { Router } from 'express';
 
@@ -13,6 +13,7 @@ import { fieldsRouter } from './fields/api.ts';
 import { CONTACT_FIELDS_VIEW, createContactFieldIndexes } from './fields/projection.ts';
 import { ContactCommands } from './contacts/commands.ts';
 import { CONTACT_CATEGORY } from './contacts/events.ts';
+import { eraseProjectContacts } from './contacts/reset.ts';
 import {
   CONTACTS_FEEDBACK_GROUP,
   CONTACTS_FEEDBACK_TOPICS,
@@ -37,6 +38,8 @@ export { isReservedEventName } from './track/decide.ts';
 export const CONTACTS_VIEW_GROUP = 'contacts-view';
 /** Consumer group erasing the personal data of deleted contacts from the log. */
 export const CONTACTS_ERASURE_GROUP = 'contacts-erasure';
+/** Consumer group deleting the contacts of a reset project. */
+export const CONTACTS_RESET_GROUP = 'contacts-project-reset';
 
 /** Dependencies of {@link createContactsService}. */
 export interface ContactsServiceDeps extends ServiceDeps {
@@ -93,6 +96,7 @@ export function createContactsService(
   });
 
   let consumers: Consumer[] = [];
+  let reset: Consumer | undefined;
   const handle = (event: RecordedEvent): Promise<void> => projectContactEvents(deps.views, [event]);
 
   return {
@@ -101,6 +105,7 @@ export function createContactsService(
       { groupId: CONTACTS_VIEW_GROUP, collections: [CONTACTS_VIEW, CONTACT_FIELDS_VIEW] },
       { groupId: CONTACT_JOBS_VIEW_GROUP, collections: [CONTACT_JOBS_VIEW] },
       ...trackedEvents.views,
+      { groupId: CONTACTS_RESET_GROUP, collections: [] },
     ],
     router,
     publicRouter,
@@ -131,15 +136,28 @@ export function createContactsService(
           concurrency: 8,
         }),
       ];
+      const views = [consumers[0], ...trackedEvents.projections()].filter((c) => c !== undefined);
+      reset = consumeProjectResets({
+        bus: deps.bus,
+        groupId: CONTACTS_RESET_GROUP,
+        projections: () => views,
+        wipe: (notice) => eraseProjectContacts(commands, deps.views, notice),
+      });
       await jobs.start();
     },
     async stop() {
       await jobs.stop();
-      const running = consumers;
+      const running = [...consumers, ...(reset === undefined ? [] : [reset])];
       consumers = [];
+      reset = undefined;
       await Promise.all(running.map((consumer) => consumer.stop()));
       await trackedEvents.stop();
     },
-    projections: () => [...consumers, ...trackedEvents.projections(), ...jobs.projections()],
+    projections: () => [
+      ...consumers,
+      ...trackedEvents.projections(),
+      ...jobs.projections(),
+      ...(reset === undefined ? [] : [reset]),
+    ],
   };
 }

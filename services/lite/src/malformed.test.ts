@@ -126,6 +126,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/webhook-endpoints/:endpoint/deliveries/:id' },
   { method: 'POST', path: '/webhook-endpoints/:endpoint/deliveries/:id/retry' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
+  { method: 'POST', path: '/users/@me/projects/:id/reset' },
   { method: 'GET', path: '/config' },
   { method: 'GET', path: '/projects/:id/security' },
   { method: 'GET', path: '/users/@me/projects/:id/security' },

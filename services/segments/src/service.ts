@@ -3,7 +3,12 @@
  * membership and the scheduler of its timers.
  */
 import type { ContactsApi, SegmentsApi } from '@stamp/contracts';
-import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import {
+  consumeProjectResets,
+  deleteProjectDocuments,
+  type ServiceDeps,
+  type ServiceModule,
+} from '@stamp/http-kit';
 import {
   type Consumer,
   type LeaseStore,
@@ -31,6 +36,9 @@ import { SEGMENTS_VIEW, segmentsView } from './segments/views.ts';
 import { MEMBERSHIP_GROUP, membershipStarter } from './membership/starter.ts';
 import { MembershipTracker } from './membership/tracker.ts';
 import { createMembershipIndexes, MEMBERS_VIEW, SEGMENT_TIMERS } from './membership/views.ts';
+
+/** Consumer group wiping a reset project's segments, memberships and summaries. */
+const SEGMENTS_RESET_GROUP = 'segments-project-reset';
 
 /** Dependencies of {@link createSegmentsService}. */
 export interface SegmentsServiceDeps extends ServiceDeps {
@@ -72,6 +80,7 @@ export function createSegmentsService(
   });
   let consumers: Consumer[] = [];
   let workers: Consumer[] = [];
+  let reset: Consumer | undefined;
   let scheduler: TimerScheduler | undefined;
 
   return {
@@ -81,6 +90,7 @@ export function createSegmentsService(
     views: [
       { groupId: SEGMENTS_VIEW_GROUP, collections: [SEGMENTS_VIEW] },
       { groupId: AUDIENCE_VIEW_GROUP, collections: [AUDIENCE_VIEW, MEMBERS_VIEW] },
+      { groupId: SEGMENTS_RESET_GROUP, collections: [] },
     ],
     async start(options) {
       if (consumers.length > 0) return;
@@ -106,6 +116,23 @@ export function createSegmentsService(
           },
         }),
       ];
+      const views = consumers.slice();
+      reset = consumeProjectResets({
+        bus: deps.bus,
+        groupId: SEGMENTS_RESET_GROUP,
+        projections: () => views,
+        wipe: (notice) =>
+          deleteProjectDocuments(
+            deps.views,
+            {
+              [SEGMENTS_VIEW]: 'createdAt',
+              [MEMBERS_VIEW]: null,
+              [AUDIENCE_VIEW]: 'createdAt',
+              [SEGMENT_TIMERS]: null,
+            },
+            notice,
+          ),
+      });
       if (!live) return;
       workers = [
         deps.bus.consume({
@@ -130,11 +157,12 @@ export function createSegmentsService(
     async stop() {
       await scheduler?.stop();
       scheduler = undefined;
-      const running = [...workers, ...consumers];
+      const running = [...workers, ...consumers, ...(reset === undefined ? [] : [reset])];
       consumers = [];
+      reset = undefined;
       workers = [];
       for (const consumer of running) await consumer.stop();
     },
-    projections: () => consumers,
+    projections: () => (reset === undefined ? consumers : [...consumers, reset]),
   };
 }

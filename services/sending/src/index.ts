@@ -3,7 +3,7 @@ import {
   type CampaignEmailsApi,
   type WorkflowEmailsApi,
 } from '@stamp/contracts';
-import type { ServiceModule } from '@stamp/http-kit';
+import { consumeProjectResets, deleteProjectDocuments, type ServiceModule } from '@stamp/http-kit';
 import {
   type Consumer,
   type DeliveryReceipt,
@@ -51,6 +51,8 @@ import { EMAILS, TEMPLATES } from './views.ts';
 
 /** Consumer group of the templates, emails and timers views. */
 const SENDING_PROJECTION_GROUP = 'sending-projection';
+/** Consumer group wiping a reset project's templates, emails and inbound mail. */
+const SENDING_RESET_GROUP = 'sending-project-reset';
 import { projectTemplate } from './templates/projection.ts';
 
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
@@ -139,6 +141,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   );
 
   let projection: Consumer | undefined;
+  let reset: Consumer | undefined;
   let feedback: Consumer | undefined;
   let accountMail: Consumer | undefined;
   let listener: InboundListener | undefined;
@@ -152,6 +155,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         groupId: SENDING_PROJECTION_GROUP,
         collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION, SUPPRESSIONS, INBOUND_EMAILS],
       },
+      { groupId: SENDING_RESET_GROUP, collections: [] },
     ],
     router,
     publicRouter,
@@ -193,6 +197,17 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           if (category === 'contact') return forgetContactEmails(deps.views, event);
           return projectEmail(deps.views, event);
         },
+      });
+      reset = consumeProjectResets({
+        bus: deps.bus,
+        groupId: SENDING_RESET_GROUP,
+        projections: () => (projection === undefined ? [] : [projection]),
+        wipe: (notice) =>
+          deleteProjectDocuments(
+            deps.views,
+            { [TEMPLATES]: 'createdAt', [EMAILS]: 'createdAt', [INBOUND_EMAILS]: 'receivedAt' },
+            notice,
+          ),
       });
       const deliveryDeps = {
         store: deps.store,
@@ -277,11 +292,13 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       accountMail = undefined;
       await feedback?.stop();
       feedback = undefined;
+      await reset?.stop();
+      reset = undefined;
       await projection?.stop();
       scheduler = undefined;
       workers = [];
       projection = undefined;
     },
-    projections: () => (projection === undefined ? [] : [projection]),
+    projections: () => [projection, reset].filter((consumer) => consumer !== undefined),
   };
 }

@@ -3,7 +3,12 @@
  * trigger consumer, the execution engine and the scheduler of wait timers.
  */
 import type { ContactsApi, WorkflowEmailsApi } from '@stamp/contracts';
-import type { ServiceDeps, ServiceModule } from '@stamp/http-kit';
+import {
+  consumeProjectResets,
+  deleteProjectDocuments,
+  type ServiceDeps,
+  type ServiceModule,
+} from '@stamp/http-kit';
 import {
   type Consumer,
   type LeaseStore,
@@ -36,6 +41,9 @@ import {
   workflowsProjection,
   workflowsView,
 } from './workflows/views.ts';
+
+/** Consumer group wiping a reset project's workflows and executions. */
+const WORKFLOWS_RESET_GROUP = 'workflows-project-reset';
 
 /** Dependencies of {@link createWorkflowsService}. */
 export interface WorkflowsServiceDeps extends ServiceDeps {
@@ -70,6 +78,7 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
     now,
   });
   let consumers: Consumer[] = [];
+  let reset: Consumer | undefined;
   let scheduler: TimerScheduler | undefined;
 
   return {
@@ -81,6 +90,7 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
         groupId: EXECUTIONS_VIEW_GROUP,
         collections: [WORKFLOW_EXECUTIONS_VIEW, WORKFLOW_TIMERS_VIEW],
       },
+      { groupId: WORKFLOWS_RESET_GROUP, collections: [] },
     ],
     async start(options) {
       if (consumers.length > 0) return;
@@ -105,6 +115,19 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
         }),
         executionsConsumer,
       ];
+      const views = consumers.slice();
+      reset = consumeProjectResets({
+        bus: deps.bus,
+        groupId: WORKFLOWS_RESET_GROUP,
+        projections: () => views,
+        // Running executions stop as their contacts are erased (ContactDeleted).
+        wipe: (notice) =>
+          deleteProjectDocuments(
+            deps.views,
+            { [WORKFLOWS_VIEW]: 'createdAt', [WORKFLOW_EXECUTIONS_VIEW]: 'startedAt' },
+            notice,
+          ),
+      });
       // A rebuild replays the log into the views alone: nothing starts, runs or fires meanwhile.
       if (options?.replay === true) return;
       consumers.push(
@@ -151,11 +174,13 @@ export function createWorkflowsService(deps: WorkflowsServiceDeps): ServiceModul
     async stop() {
       await scheduler?.stop();
       scheduler = undefined;
-      const running = consumers;
+      const running = [...consumers, ...(reset === undefined ? [] : [reset])];
       consumers = [];
+      reset = undefined;
       for (const consumer of running) await consumer.stop();
     },
-    // The trigger consumer and the engine are workers: read-your-writes waits on the views only.
-    projections: () => consumers.slice(0, 2),
+    // The trigger consumer and the engine are workers: read-your-writes waits on the views (and
+    // on the wipe of a project reset) only.
+    projections: () => [...consumers.slice(0, 2), ...(reset === undefined ? [] : [reset])],
   };
 }

@@ -12,6 +12,7 @@
  * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
  * | project.update   | yes   | yes   | no     |  rename, tracking
  * | project.delete   | yes   | no    | no     |
+ * | project.reset    | yes   | no    | no     |  wipe the project's data
  *
  * Every member may leave; the last OWNER can neither leave nor be demoted.
  */
@@ -26,7 +27,8 @@ export type Action =
   | 'owners.manage'
   | 'keys.manage'
   | 'project.update'
-  | 'project.delete';
+  | 'project.delete'
+  | 'project.reset';
 
 /** The roles allowed each action. */
 export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
@@ -36,6 +38,7 @@ export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
   'keys.manage': ['OWNER', 'ADMIN'],
   'project.update': ['OWNER', 'ADMIN'],
   'project.delete': ['OWNER'],
+  'project.reset': ['OWNER'],
 };
 
 /** The role `caller` acts with in its project: its member role, OWNER for a secret key. */

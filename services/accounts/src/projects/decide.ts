@@ -130,3 +130,12 @@ export function deleteProject(state: ProjectState, at: Date): ProjectEvent[] {
   if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
   return [{ type: 'ProjectDeleted', data: { deletedAt: at.toISOString() } }];
 }
+
+/**
+ * Decides the reset of a project's data (pure; irreversible, see `ProjectReset`).
+ * @throws ApiError 404 RESOURCE_NOT_FOUND when it does not exist or was deleted.
+ */
+export function resetProject(state: ProjectState, at: Date): ProjectEvent[] {
+  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  return [{ type: 'ProjectReset', data: { resetAt: at.toISOString() } }];
+}

@@ -81,6 +81,16 @@ export interface ProjectDeleted {
   data: { deletedAt: string };
 }
 
+/**
+ * The project's data was wiped (irreversible): its contacts are erased by crypto-shredding and its
+ * resources (templates, campaigns, segments, workflows, events, emails, activity) leave the views;
+ * its keys, members, settings, domains, webhook endpoints and suppressions stay.
+ */
+export interface ProjectReset {
+  type: 'ProjectReset';
+  data: { resetAt: string };
+}
+
 /** A member's role changed. */
 export interface ProjectMemberRoleChanged {
   type: 'ProjectMemberRoleChanged';
@@ -102,6 +112,7 @@ export type ProjectEvent =
   | ProjectRenamed
   | ProjectSettingsChanged
   | ProjectDeleted
+  | ProjectReset
   | ProjectMemberAdded
   | ProjectMemberRoleChanged
   | ProjectMemberRemoved;
@@ -115,6 +126,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectRenamed',
   'ProjectSettingsChanged',
   'ProjectDeleted',
+  'ProjectReset',
   'ProjectMemberAdded',
   'ProjectMemberRoleChanged',
   'ProjectMemberRemoved',
@@ -180,6 +192,8 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       return { ...state, tracking: event.data.tracking };
     case 'ProjectDeleted':
       return { ...state, deleted: true, members: {} };
+    case 'ProjectReset':
+      return state;
     case 'ProjectMemberAdded':
     case 'ProjectMemberRoleChanged':
       return { ...state, members: { ...state.members, [event.data.userId]: event.data.role } };

@@ -59,6 +59,8 @@ export interface ProjectView extends ViewDocument {
   tracking?: TrackingMode | null;
   /** True once deleted. */
   deleted?: boolean;
+  /** When its data was last wiped (ProjectReset), ISO 8601; absent when never. */
+  resetAt?: string;
   /** The suspension in force (project protection), or null; absent when never suspended. */
   suspension?: SuspensionData | null;
   /** Revision of the project stream this document reflects. */
@@ -116,6 +118,15 @@ export function projectsProjection(views: ViewStore): EventHandler {
         await keys.deleteMany({ projectId });
         await members.updateMany({ projectId }, { $set: { active: false } });
         await applyAtRevision(projects, projectId, revision, { $set: { deleted: true } }, false);
+        return;
+      case 'ProjectReset':
+        await applyAtRevision(
+          projects,
+          projectId,
+          revision,
+          { $set: { resetAt: event.data.resetAt } },
+          false,
+        );
         return;
       case 'ProjectSettingsChanged':
         await applyAtRevision(

@@ -8,6 +8,13 @@
  *   installation's default (`STAMP_TRACKING`); delivery follows a change within 5 s.
  * - `DELETE /users/@me/projects/:id` → 204 (`project.delete`: OWNER only): its keys stop working
  *   at once and its members lose it; its data stays unreadable behind them.
+ * - `POST /users/@me/projects/:id/reset` → 202 `{id, resetAt}` (`project.reset`: OWNER only):
+ *   irreversible. Every contact of the project is erased (crypto-shredding, as `DELETE
+ *   /contacts/:id`) and its templates, campaigns (scheduled or sending ones are cancelled first),
+ *   segments, workflows and their executions, tracked events, emails, inbound mail, activity and
+ *   webhook deliveries leave the views; keys, members, settings, domains, webhook endpoints and
+ *   suppressions stay. Each service wipes its part once it has projected every event up to the
+ *   reset (seconds); data written meanwhile may be wiped too.
  * - `GET /projects/:id/setup-state` → 200 `{steps: [{step, done, completedAt?}], completed}`,
  *   steps DOMAIN_ADDED, DOMAIN_VERIFIED, EMAIL_SENT and EVENT_TRACKED in that order.
  * Another project than the key's, or one the user is not a member of: 404 RESOURCE_NOT_FOUND.
@@ -19,7 +26,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 
 import { authorize, callerOfProject, roleOf } from '../members/permissions.ts';
-import { changeSettings, deleteProject } from '../projects/decide.ts';
+import { changeSettings, deleteProject, resetProject } from '../projects/decide.ts';
 import { projectModel } from '../projects/events.ts';
 import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
 import { setupStateOf } from './progress.ts';
@@ -78,6 +85,19 @@ export function projectSettingsRouter(deps: {
     );
     await deps.awaitViews(result.position);
     res.status(204).end();
+  });
+
+  router.post('/users/@me/projects/:id/reset', async (req, res) => {
+    const who = callerOfProject(req, res);
+    authorize(who, 'project.reset');
+    const at = new Date();
+    const result = await projects.execute(
+      who.projectId,
+      { projectId: who.projectId, correlationId: who.requestId },
+      ({ state }) => resetProject(state, at),
+    );
+    await deps.awaitViews(result.position);
+    res.status(202).json({ id: who.projectId, resetAt: at.toISOString() });
   });
 
   router.get('/projects/:id/setup-state', async (req, res) => {
