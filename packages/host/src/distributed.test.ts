@@ -504,6 +504,49 @@ describeWith(engines)('distributed mode, one process per service', () => {
     }, 20_000);
   }, 90_000);
 
+  it('resets a second project: each process wipes its part, read from Kafka', async () => {
+    const login = await fetchJson(`${gateway}/auth/login`, {
+      method: 'POST',
+      body: { email: 'owner@example.org', password: 'correct horse battery' },
+    });
+    expect(login.status).toBe(200);
+    const session = {
+      cookie: login.headers.getSetCookie()[0]?.split(';')[0] ?? '',
+      origin: gateway,
+    };
+    const created = await fetchJson(`${gateway}/users/@me/projects`, {
+      method: 'POST',
+      headers: session,
+      body: { name: 'Second' },
+    });
+    expect(created.status).toBe(201);
+    const { id, secretKey } = created.body as { id: string; secretKey: string };
+    const own = (method: string, path: string, body?: unknown) =>
+      fetchJson(`${gateway}${path}`, { method, key: secretKey, body });
+    expect(
+      (await own('POST', '/v1/track', { event: 'joined', email: 'r@example.org' })).status,
+    ).toBe(200);
+    const template = { name: 'T', subject: 'S', body: '<p>B</p>', type: 'MARKETING' };
+    expect((await own('POST', '/templates', template)).status).toBe(201);
+    expect((await own('POST', '/segments', { name: 'S', type: 'STATIC' })).status).toBe(201);
+
+    expect((await own('POST', `/users/@me/projects/${id}/reset`)).status).toBe(202);
+    const count = async (path: string, field: string) =>
+      ((await own('GET', path)).body as Record<string, unknown[]>)[field]?.length;
+    await until(
+      async () =>
+        (await count('/contacts', 'data')) === 0 &&
+        (await count('/templates', 'data')) === 0 &&
+        ((await own('GET', '/segments')).body as unknown[]).length === 0 &&
+        (await count('/events/names', 'names')) === 0,
+      30_000,
+    );
+    // The first project is untouched.
+    expect(
+      ((await call('GET', '/contacts?limit=1')).body as { data: unknown[] }).data,
+    ).not.toHaveLength(0);
+  }, 60_000);
+
   it('routes /workflows through the gateway to the workflows process', async () => {
     const created = await call('POST', '/workflows', { name: 'Welcome', eventName: 'signed-up' });
     expect(created.status).toBe(201);
