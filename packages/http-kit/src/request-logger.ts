@@ -10,6 +10,14 @@ export interface RequestLoggerOptions {
   ignorePaths?: readonly string[];
 }
 
+/** Query parameters whose values are credentials (an OAuth code and state, a link's token). */
+const SECRET_PARAMETERS = /([?&](?:code|state|token)=)[^&#]*/gi;
+
+/** `url` with the values of credential query parameters replaced by `[redacted]`. */
+export function redactUrl(url: string): string {
+  return url.replace(SECRET_PARAMETERS, '$1[redacted]');
+}
+
 interface SerializedRequest {
   id?: unknown;
   method?: unknown;
@@ -23,7 +31,8 @@ interface SerializedResponse {
 /**
  * pino-http request logging: one line per request with method, url, status, response time and
  * the request id (`reqId`, the same id as `X-Request-ID`; mount after `requestId()`). Headers are
- * not logged, so API keys never reach the logs. 5xx log at `error`, 4xx at `warn`, others `info`.
+ * not logged, so API keys and session cookies never reach the logs, nor the values of the query
+ * parameters `code`, `state` and `token` (OAuth callbacks, emailed links). 5xx log at `error`, 4xx at `warn`, others `info`.
  */
 export function requestLogger(logger: Logger, options: RequestLoggerOptions = {}): RequestHandler {
   const ignore = new Set(options.ignorePaths ?? ['/healthz', '/readyz']);
@@ -38,7 +47,11 @@ export function requestLogger(logger: Logger, options: RequestLoggerOptions = {}
       return 'info';
     },
     serializers: {
-      req: (req: SerializedRequest) => ({ id: req.id, method: req.method, url: req.url }),
+      req: (req: SerializedRequest) => ({
+        id: req.id,
+        method: req.method,
+        url: typeof req.url === 'string' ? redactUrl(req.url) : req.url,
+      }),
       res: (res: SerializedResponse) => ({ statusCode: res.statusCode }),
     },
   });
