@@ -17,6 +17,7 @@ import {
 import { decideReport } from '../../../services/sending/src/inbound/decide.ts';
 import { decideDisable } from '../../../services/activity/src/webhooks/events.ts';
 import { deleteProject, resetProject } from '../../../services/accounts/src/projects/decide.ts';
+import { applySubscription } from '../../../services/accounts/src/billing/decide.ts';
 import {
   decideFailure,
   evolveEmail,
@@ -487,6 +488,11 @@ describe('the events the services really append', () => {
       name: 'Renamed',
       tracking: 'ENABLED',
     });
+    // Billing caps set by hand (high enough for every send of this flow).
+    await api('PUT', `/users/@me/projects/${stamp.bootstrap.projectId}/billing-limits`, {
+      transactional: 1_000_000,
+      inbound: null,
+    });
 
     // Webhook endpoints: created, changed and deleted (the disabling is built below).
     const hook = (await api('POST', '/webhook-endpoints', {
@@ -525,8 +531,9 @@ describe('the events the services really append', () => {
  * Events the flows above cannot reach in a test's time, built by the services' own deciders:
  * a permanent delivery failure (after 8 attempts in production), a hard bounce, a complaint, a
  * project's suspension and reinstatement, a failed job, a webhook endpoint disabled after days
- * of failure, a deleted project, and the uses of emailed account links (and an account email
- * that failed).
+ * of failure, a deleted project, the uses of emailed account links (and an account email
+ * that failed), an identity linked by an OpenID Connect login, and a subscription reported by
+ * the payment provider.
  */
 function builtEvents(): { type: string; event: object }[] {
   const failed = decideFailure(
@@ -576,6 +583,21 @@ function builtEvents(): { type: string; event: object }[] {
   });
   const [deleted] = deleteProject({ ...initialProjectState, exists: true }, new Date());
   const [reset] = resetProject({ ...initialProjectState, exists: true }, new Date());
+  const [subscribed] = applySubscription(
+    { ...initialProjectState, exists: true },
+    {
+      provider: 'stripe',
+      eventId: 'evt_1',
+      eventType: 'customer.subscription.updated',
+      eventCreatedAt: new Date().toISOString(),
+      customerId: 'cus_1',
+      subscriptionId: 'sub_1',
+      priceId: 'price_pro',
+      status: 'active',
+    },
+    { price_pro: { transactional: 5, campaigns: null, workflows: 0, inbound: null } },
+    new Date(),
+  );
   const [disabled] = decideDisable(
     { exists: true, deleted: false, projectId: 'p1', enabled: true },
     new Date().toISOString(),
@@ -586,6 +608,7 @@ function builtEvents(): { type: string; event: object }[] {
     { type: disabled!.type, event: sample(disabled!.type, disabled!.data) },
     { type: deleted!.type, event: sample(deleted!.type, deleted!.data) },
     { type: reset!.type, event: sample(reset!.type, reset!.data) },
+    { type: subscribed!.type, event: sample(subscribed!.type, subscribed!.data) },
     {
       type: 'UserEmailVerified',
       event: sample('UserEmailVerified', { email: 'owner@example.org' }),
@@ -593,6 +616,15 @@ function builtEvents(): { type: string; event: object }[] {
     {
       type: 'UserPasswordChanged',
       event: sample('UserPasswordChanged', { passwordHash: 'v1.aaaa.bbbb.cccc' }),
+    },
+    {
+      type: 'UserIdentityLinked',
+      event: sample('UserIdentityLinked', {
+        provider: 'google',
+        issuer: 'https://accounts.google.com',
+        subject: '1234567890',
+        email: 'owner@example.org',
+      }),
     },
     { type: 'AccountTokenUsed', event: sample('AccountTokenUsed', { purpose: 'RESET_PASSWORD' }) },
     {

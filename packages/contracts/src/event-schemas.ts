@@ -161,6 +161,21 @@ const DOMAIN_CHECK: Readonly<Record<string, JsonSchema>> = {
   checkedAt: dateTime('Time of the check'),
 };
 
+/** A monthly cap of a billing category: an integer ≥ 0, or null for no cap. */
+const BILLING_CAP: JsonSchema = {
+  description: 'Most emails of the category per calendar month (UTC); null: no cap.',
+  anyOf: [{ type: 'integer', minimum: 0 }, { type: 'null' }],
+};
+
+/** Caps of every billing category (`BillingLimits`). */
+const BILLING_LIMITS = (description: string): JsonSchema =>
+  object(description, {
+    transactional: BILLING_CAP,
+    campaigns: BILLING_CAP,
+    workflows: BILLING_CAP,
+    inbound: BILLING_CAP,
+  });
+
 /** The outcome counters of contact jobs (`RowOutcome`). */
 const ROW_OUTCOMES = [
   'created',
@@ -293,6 +308,10 @@ export const EVENT_ENVELOPE_SCHEMA: JsonSchema = {
           'Contact the data is about; the data is sealed under that contact key and erased ' +
             'with it.',
         ),
+        billingCategory: oneOfStrings(
+          ['transactional', 'campaigns', 'workflows', 'inbound'],
+          'Billing category an accepted email counts in (EmailQueued, EmailReceived).',
+        ),
       },
       additionalProperties: { type: 'string' },
     },
@@ -406,6 +425,16 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
       passwordHash: nonEmpty(
         'The new password, hashed (argon2id, PHC string) and sealed with the platform secret.',
       ),
+    }),
+  ),
+  UserIdentityLinked: v1(
+    'user',
+    "An OpenID Connect provider's identity was linked to a user at its first login through it.",
+    object('The identity.', {
+      provider: nonEmpty('Id of the configured provider.'),
+      issuer: nonEmpty("Issuer Identifier of the provider (the ID token's iss)."),
+      subject: nonEmpty("Subject Identifier at the provider (the ID token's sub)."),
+      email: nonEmpty('The verified address the provider vouched for, lower-cased.'),
     }),
   ),
   AccountTokenUsed: v1(
@@ -526,6 +555,47 @@ export const EVENT_SCHEMAS: Readonly<Record<string, EventSchema>> = {
     'project',
     'The project may send again; its rates are measured afresh from then.',
     object('The reinstatement.', { reinstatedAt: dateTime('Time of the reinstatement') }),
+  ),
+  BillingLimitsChanged: v1(
+    'project',
+    "The project's monthly caps per billing category changed (by hand, or by its subscription): " +
+      'the sending service refuses an email that would pass its category cap (402 ' +
+      'BILLING_LIMIT_EXCEEDED).',
+    object('The caps.', {
+      limits: BILLING_LIMITS('Caps in force: per category the lower of `manual` and `plan`.'),
+      manual: BILLING_LIMITS('Caps set by hand (PUT /users/@me/projects/:id/billing-limits).'),
+      plan: {
+        description: "Caps of the active subscription's plan (STAMP_STRIPE_PLANS), or null.",
+        anyOf: [BILLING_LIMITS('The plan caps.'), { type: 'null' }],
+      },
+      source: oneOfStrings(['MANUAL', 'SUBSCRIPTION'], 'What changed them.'),
+      changedAt: dateTime('Time of the change'),
+    }),
+  ),
+  BillingSubscriptionChanged: v1(
+    'project',
+    "The payment provider reported a change of the project's subscription (its event id " +
+      'derives the id of this event, so a redelivered notification is recorded once).',
+    object('The subscription.', {
+      provider: oneOfStrings(['stripe'], 'The payment provider.'),
+      eventId: nonEmpty("The provider's event id (`evt_…`)."),
+      eventType: nonEmpty(
+        "The provider's event type, for example `customer.subscription.updated`.",
+      ),
+      eventCreatedAt: dateTime('Time the provider created its event'),
+      customerId: nonEmpty("The provider's customer (`cus_…`)."),
+      subscriptionId: {
+        description: 'The subscription (`sub_…`), or null when the report names none.',
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+      },
+      priceId: {
+        description: 'The subscribed price (`price_…`), or null when the report names none.',
+        anyOf: [{ type: 'string' }, { type: 'null' }],
+      },
+      status: nonEmpty("The provider's status of the subscription (`active`, `canceled`, …)."),
+      active: flag("Whether the plan's caps apply (`active`, `trialing`, `past_due`)."),
+      changedAt: dateTime('Time it was recorded'),
+    }),
   ),
 
   // contacts: contact

@@ -130,3 +130,4 @@ export * from './views.ts';
 export * from './filters.ts';
 export * from './routes.ts';
 export * from './audiences.ts';
+export * from './billing.ts';

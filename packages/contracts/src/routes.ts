@@ -24,18 +24,29 @@ export const SERVICE_ROUTES: Readonly<Record<RoutedService, readonly string[]>> 
   accounts: ['/users', '/projects'],
   contacts: ['/contacts', '/events', '/v1/track', '/v1/verify'],
   domains: ['/domains'],
-  sending: ['/emails', '/outbox', '/templates', '/v1/send', '/suppressions', '/inbound'],
+  sending: [
+    '/emails',
+    '/outbox',
+    '/templates',
+    '/v1/send',
+    '/suppressions',
+    '/inbound',
+    '/uploads',
+  ],
   activity: ['/activity', '/analytics', '/webhook-endpoints'],
   segments: ['/segments'],
   campaigns: ['/campaigns'],
   workflows: ['/workflows'],
 };
 
-/** Path prefixes answered without an API key (signed links in emails, sign-up and login). */
+/**
+ * Path prefixes answered without an API key (signed links in emails, sign-up and login, uploaded
+ * images, the payment provider's notifications).
+ */
 export const PUBLIC_SERVICE_ROUTES: Readonly<Partial<Record<RoutedService, readonly string[]>>> = {
-  accounts: ['/auth'],
+  accounts: ['/auth', '/webhooks/incoming'],
   contacts: ['/subscribe', '/unsubscribe', '/manage'],
-  sending: ['/t', '/webhooks/sns'],
+  sending: ['/t', '/webhooks/sns', '/images'],
 };
 
 /** Whether `path` is `prefix` or below it (`/contacts` owns `/contacts/1`, not `/contactsx`). */

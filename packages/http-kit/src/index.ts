@@ -12,3 +12,4 @@ export * from './email-address.ts';
 export * from './body.ts';
 export * from './session-cookie.ts';
 export * from './project-reset.ts';
+export * from './openapi.ts';

@@ -7,9 +7,30 @@ export interface JsonResponse {
   headers: Headers;
 }
 
+/** What {@link checkResponses} installs: it sees every answer and throws to refuse one. */
+export type ResponseCheck = (response: {
+  method: string;
+  url: string;
+  status: number;
+  contentType: string | null;
+  body: unknown;
+}) => void;
+
+let responseCheck: ResponseCheck | undefined;
+
+/**
+ * Installs `check` on every answer {@link fetchJson} receives from now on (undefined removes
+ * it): the jest setup installs the OpenAPI document's check (`openapi-setup.ts`), so that an
+ * HTTP test fails on an answer the document does not describe.
+ */
+export function checkResponses(check: ResponseCheck | undefined): void {
+  responseCheck = check;
+}
+
 /**
  * Sends one HTTP request for tests and benchmarks: `body` is sent as JSON (a string as is, for
  * malformed-input tests), `key` as `Authorization: Bearer <key>`.
+ * @throws Error from the installed {@link checkResponses} check when it refuses the answer.
  */
 export async function fetchJson(
   url: string,
@@ -30,6 +51,13 @@ export async function fetchJson(
   } catch {
     // not JSON: the text as is
   }
+  responseCheck?.({
+    method: options.method ?? 'GET',
+    url,
+    status: response.status,
+    contentType: response.headers.get('content-type'),
+    body: parsed,
+  });
   return { status: response.status, body: parsed, headers: response.headers };
 }
 

@@ -10,12 +10,14 @@ import {
 } from '@stamp/host';
 import { z } from 'zod';
 
-import { accountsEnv, checkBootstrapKeys } from './config.ts';
+import { checkBilling, stripeSettingsOf } from './billing/config.ts';
+import { accountsEnv, checkBootstrapKeys, checkOidcProviders, oidcProvidersOf } from './config.ts';
 import { createAccountsService } from './index.ts';
 
 /**
  * Environment of the accounts process: the platform's, the port, optional bootstrap keys, the
- * public URL (Secure session cookies when https) and whether sign-up is open.
+ * public URL (Secure session cookies when https), whether sign-up is open, the OpenID Connect
+ * providers and billing (Stripe).
  */
 const schema = processEnvSchema
   .extend({
@@ -28,6 +30,8 @@ const schema = processEnvSchema
   .superRefine((env, context) => {
     checkAdapters(env, context);
     checkBootstrapKeys(env, context);
+    checkOidcProviders(env, context);
+    checkBilling(env, context);
   });
 
 /**
@@ -44,6 +48,8 @@ runService(
       secrets,
       publicUrl: env.STAMP_PUBLIC_URL,
       signupOpen: env.STAMP_SIGNUP === 'true',
+      oidcProviders: oidcProvidersOf(env),
+      stripe: stripeSettingsOf(env),
     });
     const methods: (keyof KeysApi)[] = ['resolveKey', 'resolveSession'];
     return {

@@ -7,6 +7,8 @@ import {
   idempotency,
   jsonBody,
   notFoundHandler,
+  openApiDocument,
+  type OpenApiDocument,
   projectRateLimit,
   requestId,
   requestLogger,
@@ -17,6 +19,14 @@ import cors from 'cors';
 import express from 'express';
 
 import { authenticate } from './auth.ts';
+import {
+  DOCS_INITIALIZER,
+  DOCS_PAGE,
+  DOCS_PATH,
+  GATEWAY_ROUTES,
+  OPENAPI_PATH,
+  swaggerUiFolder,
+} from './openapi.ts';
 
 /** Options of {@link createGateway}. */
 export interface GatewayOptions {
@@ -47,7 +57,26 @@ export interface GatewayOptions {
   bodyTimeoutMs?: number;
   /** Deepest nesting of arrays and objects in a JSON body; 64 by default (400 beyond). */
   maxJsonDepth?: number;
+  /**
+   * Makes the OpenAPI document served at `GET /openapi.json` and shown at `GET /docs`: the whole
+   * API's (`stamp openapi`); without it, the document of the gateway's own routes. Called at the
+   * first request for it, so a process that is never asked holds no document.
+   */
+  openApi?: () => OpenApiDocument | Promise<OpenApiDocument>;
 }
+
+/** The files of `swagger-ui-dist` the reference page loads. */
+const DOCS_ASSETS: ReadonlySet<string> = new Set([
+  '/swagger-ui.css',
+  '/swagger-ui-bundle.js',
+  '/favicon-32x32.png',
+  '/favicon-16x16.png',
+]);
+
+/** What the reference page may load: its own scripts and styles (Swagger UI styles inline too). */
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+  "img-src 'self' data:; connect-src 'self'; font-src 'self' data:; frame-ancestors 'none'";
 
 /** Default per-project rate limit (spec part 8). */
 export const DEFAULT_RATE_LIMIT = { limit: 1000, windowMs: 60_000 } as const;
@@ -60,7 +89,9 @@ export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
  * within `bodyTimeoutMs` → 408 REQUEST_TIMEOUT and the connection closed; an answer sent before
  * a body of more than 8 KiB was read closes the connection, so a refused request's body is never
  * read), unauthenticated probes and config (`GET /healthz` → `{status:'ok'}`, `GET /readyz` →
- * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), every
+ * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), the API
+ * reference (`GET /openapi.json`: the OpenAPI document; `GET /docs`: Swagger UI, its assets
+ * under `/docs/` from `swagger-ui-dist`), every
  * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key or
  * session authentication (spec part 5; reads headers only, so a bad key is answered 401 before
  * a body is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
@@ -85,6 +116,33 @@ export function createGateway(options: GatewayOptions): express.Express {
   });
   app.get('/config', (_req, res) => {
     res.json({ features: options.features });
+  });
+  const makeOpenApi =
+    options.openApi ??
+    (() =>
+      openApiDocument([{ service: 'gateway', routes: GATEWAY_ROUTES }], {
+        title: 'Stamp gateway',
+        version: '0.1.0',
+      }));
+  let openApi: Promise<OpenApiDocument> | undefined;
+  app.get(OPENAPI_PATH, async (_req, res) => {
+    openApi ??= Promise.resolve(makeOpenApi());
+    res.json(await openApi);
+  });
+  app.get(DOCS_PATH, (_req, res) => {
+    res.set('Content-Security-Policy', DOCS_CSP).type('html').send(DOCS_PAGE);
+  });
+  const assets = express.static(swaggerUiFolder(), { index: false, fallthrough: true });
+  app.use(DOCS_PATH, (req, res, next) => {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      next();
+    } else if (req.path === '/swagger-initializer.js') {
+      res.type('js').send(DOCS_INITIALIZER);
+    } else if (DOCS_ASSETS.has(req.path)) {
+      assets(req, res, next);
+    } else {
+      next();
+    }
   });
 
   // Public keys are meant for browsers (spec part 5, rule 2): /v1/track answers CORS preflights

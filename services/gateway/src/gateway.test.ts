@@ -1,4 +1,10 @@
+import { checkResponses } from '@stamp/testkit/net.ts';
+
 import { echoedCaller, startTestGateway, TEST_KEYS, type TestGateway } from './testing.ts';
+
+// The echo modules stand in for the services on some of their paths, with answers of their own:
+// the OpenAPI document describes the services' answers, not theirs.
+checkResponses(undefined);
 
 interface Envelope {
   success: boolean;

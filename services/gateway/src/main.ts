@@ -19,6 +19,7 @@ import {
 import { z } from 'zod';
 
 import { createGateway } from './app.ts';
+import { committedOpenApiDocument } from './openapi.ts';
 
 /**
  * Environment of the gateway process: the platform's (it reads the idempotency view), the public
@@ -39,6 +40,8 @@ const schema = processEnvSchema
     STAMP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(1000),
     STAMP_BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
     STAMP_SMTP_RELAY: z.enum(['true', 'false']).default('false'),
+    // Whether the accounts service has billing on (its STAMP_STRIPE_SECRET_KEY is set).
+    STAMP_BILLING: z.enum(['true', 'false']).default('false'),
     STAMP_PUBLIC_URL: z.url().default('http://localhost:3000'),
   })
   .superRefine(checkAdapters);
@@ -86,7 +89,13 @@ runMain(
         rateLimit: { limit: env.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
         bodyTimeoutMs: env.STAMP_BODY_TIMEOUT_MS,
         isReady: () => ready,
-        features: { smtpRelay: env.STAMP_SMTP_RELAY === 'true', localOutbox: true },
+        // The API's document as committed (docs/openapi.json): this process hosts no service.
+        openApi: committedOpenApiDocument,
+        features: {
+          smtpRelay: env.STAMP_SMTP_RELAY === 'true',
+          localOutbox: true,
+          billing: env.STAMP_BILLING === 'true',
+        },
       });
       ready = true;
       return {

@@ -1,9 +1,10 @@
-import { createAccountsService } from '@stamp/accounts';
+import { createAccountsService, oidcProvidersOf, stripeSettingsOf } from '@stamp/accounts';
 import { createCampaignsService, throttleOf } from '@stamp/campaigns';
 import { createActivityService } from '@stamp/activity';
 import { createContactsService } from '@stamp/contacts';
 import { createDomainsService } from '@stamp/domains';
 import { createGateway, listen } from '@stamp/gateway';
+import type { Express } from 'express';
 import { awaitViewsOf, type ServiceModule } from '@stamp/http-kit';
 import {
   DnsResolver,
@@ -15,7 +16,7 @@ import {
   SmtpMailer,
 } from '@stamp/platform';
 import { createSegmentsService } from '@stamp/segments';
-import { createSendingService } from '@stamp/sending';
+import { createSendingService, uploadStoreOf, type UploadStore } from '@stamp/sending';
 import { createWorkflowsService, webhookCaller } from '@stamp/workflows';
 
 import type { StampConfig } from './config.ts';
@@ -30,6 +31,10 @@ export interface Stamp {
   platform: EmbeddedPlatform;
   /** Plaintext keys of the first project, only when they were just created or changed. */
   bootstrap: { created: boolean; projectId: string; publicKey?: string; secretKey?: string };
+  /** The services, in the gateway's mounting order (their routers are what the API answers). */
+  modules: readonly ServiceModule[];
+  /** The gateway's Express app, its own routes and every module's routers mounted. */
+  gateway: Express;
   /** Graceful stop: stops accepting requests, finishes those in flight, then the background work. */
   close(): Promise<void>;
 }
@@ -40,6 +45,8 @@ export interface Services {
   accounts: ReturnType<typeof createAccountsService>;
   /** The SMTP relay, when `STAMP_SMTP_URL` is set. */
   relay: SmtpMailer | undefined;
+  /** Where uploaded images are kept (`STAMP_S3_BUCKET`, else `<STAMP_DATA_DIR>/uploads`). */
+  uploads: UploadStore;
 }
 
 /**
@@ -66,6 +73,8 @@ export function createServices(
     secrets,
     publicUrl,
     signupOpen: config.STAMP_SIGNUP === 'true',
+    oidcProviders: oidcProvidersOf(config),
+    stripe: stripeSettingsOf(config),
   });
   const contacts = createContactsService({ ...base, resolver, secrets });
   // The return paths' MX: the host that runs the inbound SMTP listener, as recipients reach it.
@@ -83,6 +92,7 @@ export function createServices(
           maxConnections: config.STAMP_SMTP_POOL_SIZE,
           rejectUnauthorized: config.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
         });
+  const uploads = uploadStoreOf(config, config.STAMP_DATA_DIR);
   const sending = createSendingService({
     ...base,
     leases,
@@ -99,6 +109,7 @@ export function createServices(
     },
     snsCertUrlPattern: config.STAMP_SNS_CERT_URL_PATTERN,
     ...(config.STAMP_SYSTEM_FROM === undefined ? {} : { systemFrom: config.STAMP_SYSTEM_FROM }),
+    uploads: { store: uploads, maxBytes: config.STAMP_UPLOAD_MAX_BYTES },
   });
   modules.push(accounts, contacts, domains, sending);
   const allowPrivateTargets = config.STAMP_ALLOW_PRIVATE_TARGETS === 'true';
@@ -123,7 +134,7 @@ export function createServices(
       webhook: webhookCaller(resolver, allowPrivateTargets),
     }),
   );
-  return { modules, accounts, relay };
+  return { modules, accounts, relay, uploads };
 }
 
 /**
@@ -139,7 +150,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     cacheMb: config.STAMP_CACHE_MB,
   });
   const { views } = platform;
-  const { modules, accounts, relay } = createServices(config, platform, logger);
+  const { modules, accounts, relay, uploads } = createServices(config, platform, logger);
   for (const module of modules) await module.start();
 
   const given =
@@ -162,7 +173,13 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     rateLimit: { limit: config.STAMP_RATE_LIMIT_PER_MINUTE, windowMs: 60_000 },
     bodyTimeoutMs: config.STAMP_BODY_TIMEOUT_MS,
     isReady: () => ready,
-    features: { smtpRelay: relay !== undefined, localOutbox: true },
+    // The route documents (and their response schemas) load at the first request for them.
+    openApi: async () => (await import('./openapi.ts')).stampOpenApiDocument(),
+    features: {
+      smtpRelay: relay !== undefined,
+      localOutbox: true,
+      billing: config.STAMP_STRIPE_SECRET_KEY !== undefined,
+    },
   });
   const server = await listen(app, { port: config.STAMP_PORT, host: config.STAMP_HOST });
   ready = true;
@@ -171,11 +188,14 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     url: server.url,
     platform,
     bootstrap,
+    modules,
+    gateway: app,
     async close() {
       ready = false;
       await server.close();
       for (const module of [...modules].reverse()) await module.stop();
       await relay?.close();
+      await uploads.close();
       await platform.close();
     },
   };

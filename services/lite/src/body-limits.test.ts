@@ -233,7 +233,7 @@ describe('request bodies', () => {
   });
 
   it('keeps the public routes, the probes and the error envelopes', async () => {
-    for (const path of ['/healthz', '/readyz', '/config']) {
+    for (const path of ['/healthz', '/readyz', '/config', '/openapi.json', '/docs']) {
       expect([path, (await call(stamp.url, undefined, 'GET', path)).status]).toEqual([path, 200]);
     }
     const malformed = await call(stamp.url, sk, 'POST', '/contacts', '{"email":');

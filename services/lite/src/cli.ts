@@ -19,6 +19,8 @@ commands:
   asyncapi        print the AsyncAPI document of the events on the bus as YAML; an optional
                   argument sets the topic prefix (default stamp.). Regenerate the committed
                   copy with: ./pnpmw -s stamp asyncapi > docs/asyncapi.yaml
+  openapi         print the OpenAPI 3.1 document of the HTTP API as JSON. Regenerate the committed
+                  copy with: ./pnpmw -s stamp openapi > docs/openapi.json
 `;
 
 /**
@@ -37,8 +39,11 @@ async function asyncApiYaml(topicPrefix: string | undefined): Promise<string> {
  */
 async function main(argv: string[]): Promise<number> {
   const command = argv[0];
-  if (command === 'asyncapi') {
-    const text = await asyncApiYaml(argv[1]);
+  if (command === 'asyncapi' || command === 'openapi') {
+    const text =
+      command === 'asyncapi'
+        ? await asyncApiYaml(argv[1])
+        : (await import('./openapi.ts')).openApiJson();
     // Flushed before the process exits, also into a pipe.
     await new Promise<void>((resolve) => {
       process.stdout.write(text, () => {

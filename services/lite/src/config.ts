@@ -1,4 +1,10 @@
-import { accountsEnv, checkBootstrapKeys, isValidKey } from '@stamp/accounts';
+import {
+  accountsEnv,
+  checkBilling,
+  checkBootstrapKeys,
+  checkOidcProviders,
+  isValidKey,
+} from '@stamp/accounts';
 import { campaignThrottleEnv } from '@stamp/campaigns';
 import { sendingEnv } from '@stamp/sending';
 import { loadConfig, privateTargetsEnv } from '@stamp/platform';
@@ -64,7 +70,11 @@ export const configSchema = z
     ...sendingEnv,
     STAMP_CACHE_MB: z.coerce.number().int().min(2).max(65536).default(64),
   })
-  .superRefine(checkBootstrapKeys);
+  .superRefine((env, context) => {
+    checkBootstrapKeys(env, context);
+    checkOidcProviders(env, context);
+    checkBilling(env, context);
+  });
 
 /** Validated configuration. */
 export type StampConfig = z.infer<typeof configSchema>;

@@ -105,6 +105,11 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/auth/verify-email' },
   { method: 'POST', path: '/auth/request-password-reset' },
   { method: 'POST', path: '/auth/reset-password' },
+  { method: 'GET', path: '/auth/oauth-config' },
+  { method: 'GET', path: '/auth/oauth/:id' },
+  { method: 'GET', path: '/auth/oauth/:id/callback' },
+  // `probe` is a configured provider: its callback checks the sign-in state before anything else.
+  { method: 'GET', path: '/auth/oauth/probe/callback' },
   { method: 'GET', path: '/users/@me' },
   { method: 'GET', path: '/users/@me/projects' },
   { method: 'POST', path: '/users/@me/projects' },
@@ -127,7 +132,19 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'POST', path: '/webhook-endpoints/:endpoint/deliveries/:id/retry' },
   { method: 'POST', path: '/users/@me/projects/:id/regenerate-keys' },
   { method: 'POST', path: '/users/@me/projects/:id/reset' },
+  { method: 'GET', path: '/users/@me/projects/:project/billing-limits' },
+  { method: 'PUT', path: '/users/@me/projects/:project/billing-limits' },
+  { method: 'PUT', path: '/users/@me/projects/:id/billing-limits' },
+  { method: 'GET', path: '/users/@me/projects/:project/billing-consumption' },
+  // `:id`: the checkout of the real project would reach Stripe's API (502 without it).
+  { method: 'POST', path: '/users/@me/projects/:id/checkout' },
+  { method: 'POST', path: '/users/@me/projects/:project/billing-portal' },
+  { method: 'GET', path: '/users/@me/projects/:project/billing-invoices' },
+  { method: 'POST', path: '/webhooks/incoming/stripe' },
   { method: 'GET', path: '/config' },
+  { method: 'GET', path: '/openapi.json' },
+  { method: 'GET', path: '/docs', page: true },
+  { method: 'GET', path: '/docs/:id' },
   { method: 'GET', path: '/projects/:id/security' },
   { method: 'GET', path: '/users/@me/projects/:id/security' },
   { method: 'POST', path: '/projects/:id/security/reinstate' },
@@ -140,6 +157,11 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/t/o/:id', page: true },
   { method: 'GET', path: '/t/c/:id', page: true },
   { method: 'POST', path: '/webhooks/sns' },
+  // JSON and raw bodies: the upload refuses them (not multipart/form-data); uploads.test.ts sends
+  // malformed multipart bodies.
+  { method: 'POST', path: '/uploads/image' },
+  { method: 'GET', path: '/images/:project/:id' },
+  { method: 'GET', path: '/images/:id/x.png' },
 ];
 
 const json = fc.jsonValue({ maxDepth: 3 });
@@ -292,6 +314,10 @@ const query = fc.dictionary(
     'granularity',
     'metric',
     'campaignId',
+    'redirect',
+    'state',
+    'code',
+    'error',
   ),
   fc.string({ maxLength: 30 }),
 );
@@ -303,7 +329,26 @@ describe('malformed requests never get a 500', () => {
   let endpointId: string;
 
   beforeAll(async () => {
-    stamp = await startTestStamp();
+    stamp = await startTestStamp({
+      // A provider no request reaches: its callback refuses every input for want of a state.
+      STAMP_OIDC_PROVIDERS: JSON.stringify([
+        {
+          id: 'probe',
+          name: 'Probe',
+          issuer: 'http://127.0.0.1:9',
+          clientId: 'probe',
+          clientSecret: 'probe',
+        },
+      ]),
+      // Billing on, with an API base no request reaches: the project has no Stripe customer.
+      STAMP_STRIPE_SECRET_KEY: 'sk_test_probe0123456789',
+      STAMP_STRIPE_WEBHOOK_SECRET: 'whsec_probe0123456789',
+      STAMP_STRIPE_PRICE_ID: 'price_probe',
+      STAMP_STRIPE_PLANS: JSON.stringify({
+        price_probe: { transactional: null, campaigns: null, workflows: null, inbound: null },
+      }),
+      STAMP_STRIPE_API_BASE: 'http://127.0.0.1:9',
+    });
     const created = await call(stamp.url, TEST_KEYS.secretKey, 'POST', '/workflows', {
       name: 'Probe',
       eventName: 'probe',

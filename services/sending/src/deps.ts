@@ -4,6 +4,8 @@ import type { LeaseStore, Mailer, Secrets, TimerSettings } from '@stamp/platform
 
 import type { TrackingMode } from '@stamp/contracts';
 
+import type { UploadStore } from './uploads/store.ts';
+
 /** Limits of /v1/send (spec part 8). */
 export interface SendingLimits {
   /** Decoded attachment bytes per email; default 10 MB. */
@@ -54,6 +56,11 @@ export interface SendingDeps extends ServiceDeps {
    * `Stamp <no-reply@` the host of `publicUrl` `>`.
    */
   systemFrom?: string;
+  /**
+   * Image uploads: where they are kept and the largest accepted, bytes (default 5 MiB). Absent:
+   * no POST /uploads/image nor /images routes.
+   */
+  uploads?: { store: UploadStore; maxBytes?: number };
   /** Whether start() runs a TimerScheduler (default true); its poll interval in ms (default 200). */
   timers?: TimerSettings;
 }

@@ -18,6 +18,14 @@ import { Router } from 'express';
 
 import { DEFAULT_LIMITS, DEFAULT_RETRY, DEFAULT_SANDBOX_DOMAIN, type SendingDeps } from './deps.ts';
 import { ACCOUNT_MAIL_GROUP, deliverAccountEmail, parseMailbox } from './account-mail/deliver.ts';
+import { createBillingGuard } from './billing/guard.ts';
+import {
+  BILLING_TOPICS,
+  BILLING_COUNTED_VIEW,
+  BILLING_VIEWS,
+  billingProjection,
+  SENDING_BILLING_GROUP,
+} from './billing/projection.ts';
 import { queueCampaignEmails, sendCampaignTest } from './campaign/command.ts';
 import { queueWorkflowEmail } from './workflow/command.ts';
 import { deliveryRouter } from './delivery/api.ts';
@@ -47,6 +55,8 @@ import {
   type SuppressionDocument,
 } from './suppressions/projection.ts';
 import { assertSenderAllowed } from './templates/commands.ts';
+import { imagesRouter, uploadsRouter } from './uploads/api.ts';
+import { DEFAULT_UPLOAD_MAX_BYTES } from './uploads/settings.ts';
 import { EMAILS, TEMPLATES } from './views.ts';
 
 /** Consumer group of the templates, emails and timers views. */
@@ -58,6 +68,9 @@ import { projectTemplate } from './templates/projection.ts';
 export type { SendingDeps, SendingLimits, RetryPolicy } from './deps.ts';
 export { DEFAULT_SANDBOX_DOMAIN } from './deps.ts';
 export { sendingEnv } from './config.ts';
+export { uploadStoreOf, type UploadEnv } from './uploads/settings.ts';
+export type { StoredObject, UploadStore } from './uploads/store.ts';
+export type { UploadedImage } from './uploads/api.ts';
 export type { TrackingMode } from '@stamp/contracts';
 export { sendBody, type SendBody } from './send/schema.ts';
 export { type SendResult } from './send/command.ts';
@@ -76,14 +89,16 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
  * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, /inbound…,
- * and the
- * public routes /t/o/:token and /t/c/:token (open pixel, click redirect) and POST /webhooks/sns
- * (Amazon SES notifications); projections of
+ * POST /uploads/image (when `uploads` is given), and the
+ * public routes /t/o/:token and /t/c/:token (open pixel, click redirect), POST /webhooks/sns
+ * (Amazon SES notifications) and GET /images/:projectId/:file (uploaded images); projections of
  * the `templates`, `emails`, `timers`, `suppressions` and `inboundEmails` views (group
  * `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
  * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
- * complaining addresses (group `sending-feedback`); the inbound SMTP listener of bounce and
+ * complaining addresses (group `sending-feedback`); the billing caps and consumption (group
+ * `sending-billing`: views `billingLimits`, `billingUsage`, `billingCounted`), which every
+ * accepted email is checked against (402 BILLING_LIMIT_EXCEEDED); the inbound SMTP listener of bounce and
  * complaint reports (when `inbound` names a port); the delivery of account mail (group
  * `sending-account-mail`, topic `accountEmail`); and a TimerScheduler for retries.
  */
@@ -94,6 +109,8 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
   const localOutbox = new OutboxMailer(deps.views);
   const outbox: Mailer = deps.outbox ?? localOutbox;
   const accepted = new Map<string, DeliveryReceipt & { transport: 'smtp' | 'outbox' }>();
+  let billingView: Consumer | undefined;
+  const billing = createBillingGuard({ views: deps.views, projection: () => billingView });
   const sendDeps = {
     store: deps.store,
     views: deps.views,
@@ -103,6 +120,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     publicUrl: deps.publicUrl,
     secrets: deps.secrets,
     limits,
+    billing,
   };
 
   const router = Router();
@@ -140,6 +158,17 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
     }),
   );
 
+  if (deps.uploads !== undefined) {
+    const uploads = {
+      store: deps.uploads.store,
+      publicUrl: deps.publicUrl,
+      maxBytes: deps.uploads.maxBytes ?? DEFAULT_UPLOAD_MAX_BYTES,
+      logger: deps.logger,
+    };
+    router.use(uploadsRouter(uploads));
+    publicRouter.use(imagesRouter(uploads));
+  }
+
   let projection: Consumer | undefined;
   let reset: Consumer | undefined;
   let feedback: Consumer | undefined;
@@ -156,6 +185,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         collections: [TEMPLATES, EMAILS, TIMERS_COLLECTION, SUPPRESSIONS, INBOUND_EMAILS],
       },
       { groupId: SENDING_RESET_GROUP, collections: [] },
+      { groupId: SENDING_BILLING_GROUP, collections: [...BILLING_VIEWS] },
     ],
     router,
     publicRouter,
@@ -183,6 +213,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       await createSuppressionIndexes(deps.views);
       await deps.views.collection(INBOUND_EMAILS).createIndex({ projectId: 1 });
       await deps.views.collection(INBOUND_EMAILS).createIndex({ contactId: 1 });
+      await deps.views.collection(BILLING_COUNTED_VIEW).createIndex({ period: 1 });
       // Messages captured by an earlier version kept their content in the list documents.
       if (deps.outbox === undefined) await localOutbox.upgrade();
       projection = deps.bus.consume({
@@ -197,6 +228,12 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           if (category === 'contact') return forgetContactEmails(deps.views, event);
           return projectEmail(deps.views, event);
         },
+      });
+      billingView = deps.bus.consume({
+        groupId: SENDING_BILLING_GROUP,
+        topics: BILLING_TOPICS,
+        concurrency: 8,
+        handle: billingProjection(deps.views),
       });
       reset = consumeProjectResets({
         bus: deps.bus,
@@ -273,6 +310,7 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
           secrets: deps.secrets,
           logger: deps.logger,
           contacts: deps.contacts,
+          billing,
           receivingDomain: (domain) => deps.domains.receivingDomain(domain),
           host: deps.inbound.host,
           port: deps.inbound.port,
@@ -294,11 +332,15 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
       feedback = undefined;
       await reset?.stop();
       reset = undefined;
+      await billingView?.stop();
+      billingView = undefined;
+      billing.stop();
       await projection?.stop();
       scheduler = undefined;
       workers = [];
       projection = undefined;
     },
-    projections: () => [projection, reset].filter((consumer) => consumer !== undefined),
+    projections: () =>
+      [projection, reset, billingView].filter((consumer) => consumer !== undefined),
   };
 }

@@ -18,10 +18,12 @@ import { SmtpMailer } from '@stamp/platform';
 import { z } from 'zod';
 
 import { createSendingService, sendingEnv } from './index.ts';
+import { uploadStoreOf } from './uploads/settings.ts';
 
 /**
  * Environment of the sending process: the platform's, the port, where the contacts and domains
- * services answer, the SMTP relay and the public URL of links in emails.
+ * services answer, the SMTP relay, the public URL of links in emails and images, and (in
+ * `sendingEnv`) where uploaded images are kept.
  */
 const schema = processEnvSchema
   .extend({
@@ -44,8 +46,8 @@ const schema = processEnvSchema
   .superRefine(checkAdapters);
 
 /**
- * The sending service alone in its process (distributed mode): /v1/send, templates, the outbox
- * and delivery. It reaches the contacts and domains services over their internal HTTP APIs.
+ * The sending service alone in its process (distributed mode): /v1/send, templates, the outbox,
+ * delivery, and image uploads (POST /uploads/image, public GET /images/…). It reaches the contacts and domains services over their internal HTTP APIs.
  */
 runService(
   'sending',
@@ -68,6 +70,8 @@ runService(
             maxConnections: env.STAMP_SMTP_POOL_SIZE,
             rejectUnauthorized: env.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
           });
+    // One store per process: a bucket shared by every replica, or this process's data folder.
+    const uploads = uploadStoreOf(env, env.STAMP_DATA_DIR);
     const sending = createSendingService({
       ...deps,
       leases: platform.leases,
@@ -84,6 +88,7 @@ runService(
       },
       snsCertUrlPattern: env.STAMP_SNS_CERT_URL_PATTERN,
       ...(env.STAMP_SYSTEM_FROM === undefined ? {} : { systemFrom: env.STAMP_SYSTEM_FROM }),
+      uploads: { store: uploads, maxBytes: env.STAMP_UPLOAD_MAX_BYTES },
     });
     const methods: (keyof (CampaignEmailsApi & WorkflowEmailsApi))[] = [
       'checkSender',
@@ -97,7 +102,10 @@ runService(
       internal: [
         internalApiRouter<CampaignEmailsApi & WorkflowEmailsApi>('sending', sending.api, methods),
       ],
-      close: async () => relay?.close(),
+      close: async () => {
+        await relay?.close();
+        await uploads.close();
+      },
     };
   },
   telemetry,

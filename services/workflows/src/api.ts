@@ -72,14 +72,17 @@ export interface WorkflowsRouterDeps {
   now?: () => Date;
 }
 
-const startBody = z.object({
+/** Body of POST /workflows/:id/executions. */
+export const startBody = z.object({
   contactId: z.string().min(1).max(255),
   context: z.record(z.string(), z.unknown()).optional(),
 });
-const executionsQuery = cursorQuery.extend({
+/** Query of GET /workflows/:id/executions. */
+export const executionsQuery = cursorQuery.extend({
   status: z.enum(['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED']).optional(),
 });
-const spliceQuery = z.object({ splice: z.enum(['true', 'false']).optional() });
+/** Query of DELETE /workflows/:id/steps/:stepId. */
+export const spliceQuery = z.object({ splice: z.enum(['true', 'false']).optional() });
 
 /** The fields a CONDITION step may read besides custom data and event data. */
 const CONTACT_FIELDS = [

@@ -42,8 +42,10 @@ export interface MembersRouterDeps {
 }
 
 const ROLES = ['OWNER', 'ADMIN', 'MEMBER'] as const;
-const addBody = z.object({ email: emailAddress, role: z.enum(['ADMIN', 'MEMBER']) });
-const patchBody = z.object({ role: z.enum(ROLES) });
+/** Body of POST /projects/:id/members. */
+export const addBody = z.object({ email: emailAddress, role: z.enum(['ADMIN', 'MEMBER']) });
+/** Body of PATCH /projects/:id/members/:userId. */
+export const patchBody = z.object({ role: z.enum(ROLES) });
 
 /** The members router (see the module comment). */
 export function membersRouter(deps: MembersRouterDeps): Router {

@@ -13,11 +13,13 @@
  * | project.update   | yes   | yes   | no     |  rename, tracking
  * | project.delete   | yes   | no    | no     |
  * | project.reset    | yes   | no    | no     |  wipe the project's data
+ * | billing.read     | yes   | yes   | no     |  caps, consumption, invoices
+ * | billing.manage   | yes   | yes   | no     |  change the caps, checkout, billing portal
  *
  * Every member may leave; the last OWNER can neither leave nor be demoted.
  */
 import type { Caller, MemberRole } from '@stamp/contracts';
-import { ApiError, caller, notFound } from '@stamp/http-kit';
+import { ApiError, caller, forbidden } from '@stamp/http-kit';
 import type { Request, Response } from 'express';
 
 /** A guarded action. */
@@ -28,7 +30,9 @@ export type Action =
   | 'keys.manage'
   | 'project.update'
   | 'project.delete'
-  | 'project.reset';
+  | 'project.reset'
+  | 'billing.read'
+  | 'billing.manage';
 
 /** The roles allowed each action. */
 export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
@@ -39,6 +43,8 @@ export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
   'project.update': ['OWNER', 'ADMIN'],
   'project.delete': ['OWNER'],
   'project.reset': ['OWNER'],
+  'billing.read': ['OWNER', 'ADMIN'],
+  'billing.manage': ['OWNER', 'ADMIN'],
 };
 
 /** The role `caller` acts with in its project: its member role, OWNER for a secret key. */
@@ -61,14 +67,19 @@ export function authorize(caller: Caller, action: Action): void {
 
 /**
  * The caller of a route of project `:id`: the project's secret key or a member's session (the
- * gateway set its project from the path).
- * @throws ApiError 404 RESOURCE_NOT_FOUND for another project or a public key, as for a project
- *   that does not exist.
+ * gateway set a session's project from the path, and answered 404 to a user who is not a member).
+ * The one access check of every `/projects/:id/…` and `/users/@me/projects/:id/…` route.
+ * @throws ApiError 401 INVALID_API_KEY for a public key; 403 PROJECT_ACCESS_DENIED for another
+ *   project's key, checked before the project is looked up, so the answer does not tell whether
+ *   another project exists.
  */
 export function callerOfProject(req: Request, res: Response): Caller {
   const who = caller(res);
-  if (who.projectId !== req.params.id || who.keyKind !== 'secret') {
-    throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  if (who.keyKind !== 'secret') {
+    throw new ApiError(401, 'INVALID_API_KEY', 'This endpoint needs a secret key (sk_)');
+  }
+  if (who.projectId !== req.params.id) {
+    throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
   }
   return who;
 }

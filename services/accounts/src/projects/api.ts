@@ -1,9 +1,9 @@
 import type { AwaitViews } from '@stamp/contracts';
-import { ApiError, caller, forbidden, notFound } from '@stamp/http-kit';
+import { notFound } from '@stamp/http-kit';
 import { Router } from 'express';
 
 import type { AccountsApi } from '../accounts.ts';
-import { authorize } from '../members/permissions.ts';
+import { authorize, callerOfProject } from '../members/permissions.ts';
 
 /** Dependencies of {@link projectsRouter}. */
 export interface ProjectsRouterDeps {
@@ -23,15 +23,8 @@ export interface ProjectsRouterDeps {
 export function projectsRouter(deps: ProjectsRouterDeps): Router {
   const router = Router();
   router.post('/users/@me/projects/:id/regenerate-keys', async (req, res) => {
-    const who = caller(res);
-    const id = req.params.id;
-    if (who.keyKind !== 'secret') {
-      throw new ApiError(401, 'INVALID_API_KEY', 'This endpoint needs a secret key (sk_)');
-    }
-    // Access first, so that the answer does not tell whether another project exists.
-    if (who.projectId !== id) {
-      throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
-    }
+    const who = callerOfProject(req, res);
+    const id = who.projectId;
     authorize(who, 'keys.manage');
     const project = await deps.api.project(id);
     if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');

@@ -2,6 +2,14 @@
 import type { MemberRole, TrackingMode } from '@stamp/contracts';
 import type { StreamModel } from '@stamp/platform';
 
+import {
+  BILLING_EVENT_TYPES,
+  type BillingEvent,
+  type BillingState,
+  evolveBilling,
+  initialBillingState,
+} from '../billing/events.ts';
+
 /** Stream id of a project. */
 export const projectStreamId = (projectId: string): string => `project-${projectId}`;
 
@@ -115,7 +123,8 @@ export type ProjectEvent =
   | ProjectReset
   | ProjectMemberAdded
   | ProjectMemberRoleChanged
-  | ProjectMemberRemoved;
+  | ProjectMemberRemoved
+  | BillingEvent;
 
 /** Event types of project streams, to narrow recorded events. */
 export const PROJECT_EVENT_TYPES: readonly string[] = [
@@ -130,6 +139,7 @@ export const PROJECT_EVENT_TYPES: readonly string[] = [
   'ProjectMemberAdded',
   'ProjectMemberRoleChanged',
   'ProjectMemberRemoved',
+  ...BILLING_EVENT_TYPES,
 ];
 
 /** State of a project folded from its stream. */
@@ -149,6 +159,8 @@ export interface ProjectState {
   tracking: TrackingMode | null;
   /** Whether the project was deleted. */
   deleted: boolean;
+  /** Its billing caps and subscription. */
+  billing: BillingState;
 }
 
 /** State of a project with no events. */
@@ -163,6 +175,7 @@ export const initialProjectState: ProjectState = {
   members: {},
   tracking: null,
   deleted: false,
+  billing: initialBillingState,
 };
 
 /** Applies one event to the project state (pure). */
@@ -201,6 +214,9 @@ export function evolveProject(state: ProjectState, event: ProjectEvent): Project
       const members = Object.entries(state.members).filter(([id]) => id !== event.data.userId);
       return { ...state, members: Object.fromEntries(members) };
     }
+    case 'BillingLimitsChanged':
+    case 'BillingSubscriptionChanged':
+      return { ...state, billing: evolveBilling(state.billing, event) };
   }
 }
 

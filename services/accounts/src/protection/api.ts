@@ -6,11 +6,12 @@
  * 401 INVALID_API_KEY for a public key, 403 PROJECT_ACCESS_DENIED for another project's key.
  */
 import type { AwaitViews } from '@stamp/contracts';
-import { ApiError, caller, forbidden, notFound } from '@stamp/http-kit';
+import { caller, notFound } from '@stamp/http-kit';
 import type { EventStore, ViewStore } from '@stamp/platform';
 import { type Request, type Response, Router } from 'express';
 
 import type { ProjectRecord } from '../accounts.ts';
+import { callerOfProject } from '../members/permissions.ts';
 import { projectStreamId, type SuspensionData } from '../projects/events.ts';
 import { PROTECTION, ratesOf, windowStart } from './decide.ts';
 import { type ProtectionDeps, reinstateProject, windowCounts } from './commands.ts';
@@ -30,14 +31,7 @@ export function protectionRouter(deps: ProtectionRouterDeps): Router {
   const router = Router();
 
   async function projectOf(req: Request, res: Response): Promise<ProjectRecord> {
-    const who = caller(res);
-    if (who.keyKind !== 'secret') {
-      throw new ApiError(401, 'INVALID_API_KEY', 'This endpoint needs a secret key (sk_)');
-    }
-    // Access first, so that the answer does not tell whether another project exists.
-    if (who.projectId !== req.params.id) {
-      throw forbidden('You do not have access to this project', 'PROJECT_ACCESS_DENIED');
-    }
+    const who = callerOfProject(req, res);
     const project = await deps.project(who.projectId);
     if (project === null) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
     return project;

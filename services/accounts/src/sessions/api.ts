@@ -56,22 +56,27 @@ export const LOGIN_FAILURES = { perEmail: 10, perAddress: 30 } as const;
 export const LOGIN_WINDOW_S = 15 * 60;
 
 const password = z.string().min(PASSWORD_LENGTH.min).max(PASSWORD_LENGTH.max);
-const signupBody = z.object({
+/** Body of POST /auth/signup. */
+export const signupBody = z.object({
   email: emailAddress,
   password,
   name: z.string().trim().min(1).max(100).optional(),
   inviteToken: z.string().min(1).max(4096).optional(),
 });
-const tokenBody = z.object({ token: z.string().min(1).max(4096) });
-const resetBody = z.object({ token: z.string().min(1).max(4096), password });
-const resetRequestBody = z.object({ email: z.string().max(320) });
+/** Body of POST /auth/verify-email. */
+export const tokenBody = z.object({ token: z.string().min(1).max(4096) });
+/** Body of POST /auth/reset-password. */
+export const resetBody = z.object({ token: z.string().min(1).max(4096), password });
+/** Body of POST /auth/request-password-reset. */
+export const resetRequestBody = z.object({ email: z.string().max(320) });
 
 /** Account emails sent per address (reset) or user (verification) in {@link MAIL_WINDOW_S}. */
 export const MAILS_PER_WINDOW = 3;
 
 /** The window of account emails, seconds (1 hour). */
 export const MAIL_WINDOW_S = 3600;
-const loginBody = z.object({
+/** Body of POST /auth/login. */
+export const loginBody = z.object({
   email: z.string().max(320),
   password: z.string().max(PASSWORD_LENGTH.max),
 });

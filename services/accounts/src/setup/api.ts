@@ -31,7 +31,8 @@ import { projectModel } from '../projects/events.ts';
 import { PROJECTS_VIEW, type ProjectView } from '../projects/projection.ts';
 import { setupStateOf } from './progress.ts';
 
-const patchBody = z
+/** Body of PATCH /users/@me/projects/:id. */
+export const patchBody = z
   .object({
     name: z.string().max(1000).optional(),
     tracking: z.enum(TRACKING_MODES).nullable().optional(),

@@ -14,7 +14,8 @@ import { z } from 'zod';
 
 import type { UsersApi } from './commands.ts';
 
-const createBody = z.object({ name: z.string().trim().min(1).max(100) });
+/** Body of POST /users/@me/projects. */
+export const createBody = z.object({ name: z.string().trim().min(1).max(100) });
 
 /** The signed-in user's id; 401 UNAUTHORIZED for a caller with an API key. */
 function userOf(res: Response): string {

@@ -8,6 +8,7 @@ import { ApiError, conflict, forbidden } from '@stamp/http-kit';
 import {
   type EventStore,
   newId,
+  type StreamAppend,
   type Secrets,
   type ViewStore,
   WrongExpectedRevisionError,
@@ -129,6 +130,62 @@ export function createUsersApi(deps: UsersApiDeps) {
     return { user: created, token: await tokens.issue(userId) };
   }
 
+  /**
+   * Appends a new account (`account`: the email's claim and the user's stream). The first user
+   * of an installation also becomes the OWNER of the default project in place of the
+   * bootstrap's placeholder, whatever `signupOpen` says; anybody else needs `signupOpen`.
+   * @returns the log position of the append.
+   * @throws ApiError 403 FORBIDDEN when sign-up is closed; 409 CONFLICT when the email's claim
+   *   exists.
+   */
+  async function openAccount(
+    userId: string,
+    email: string,
+    account: StreamAppend[],
+    metadata: { correlationId: string },
+  ): Promise<number> {
+    const defaultProject = await deps.defaultProject();
+    let position: number;
+    try {
+      if (defaultProject === null) {
+        throw new WrongExpectedRevisionError(BOOTSTRAP_OWNER_STREAM, 'no_stream', 0);
+      }
+      ({ position } = await store.append([
+        {
+          streamId: BOOTSTRAP_OWNER_STREAM,
+          expectedRevision: 'no_stream',
+          events: [{ type: 'BootstrapOwnerClaimed', data: { userId }, metadata }],
+        },
+        ...account,
+        {
+          streamId: projectStreamId(defaultProject.id),
+          expectedRevision: 'any',
+          events: [
+            { type: 'ProjectMemberAdded', data: { userId, role: 'OWNER' } },
+            // The bootstrap's placeholder administrator, who cannot log in, steps aside.
+            ...(defaultProject.ownerId === null
+              ? []
+              : [{ type: 'ProjectMemberRemoved', data: { userId: defaultProject.ownerId } }]),
+          ].map((event) => ({
+            ...event,
+            metadata: { ...metadata, projectId: defaultProject.id },
+          })),
+        },
+      ]));
+    } catch (error) {
+      if (!isConflictOn(error, BOOTSTRAP_OWNER_STREAM)) throw taken(error, email);
+      if (!deps.signupOpen) {
+        throw forbidden('Sign-up is closed on this installation: ask for an invitation');
+      }
+      try {
+        ({ position } = await store.append(account));
+      } catch (second) {
+        throw taken(second, email);
+      }
+    }
+    return position;
+  }
+
   return {
     user,
 
@@ -200,49 +257,51 @@ export function createUsersApi(deps: UsersApiDeps) {
         }
         return signedIn(userId, joinedAt);
       }
-      const defaultProject = await deps.defaultProject();
-      let position: number;
-      try {
-        if (defaultProject === null) {
-          throw new WrongExpectedRevisionError(BOOTSTRAP_OWNER_STREAM, 'no_stream', 0);
-        }
-        ({ position } = await store.append([
-          {
-            streamId: BOOTSTRAP_OWNER_STREAM,
-            expectedRevision: 'no_stream',
-            events: [{ type: 'BootstrapOwnerClaimed', data: { userId }, metadata }],
-          },
-          ...account,
-          {
-            streamId: projectStreamId(defaultProject.id),
-            expectedRevision: 'any',
-            events: [
-              { type: 'ProjectMemberAdded', data: { userId, role: 'OWNER' } },
-              // The bootstrap's placeholder administrator, who cannot log in, steps aside.
-              ...(defaultProject.ownerId === null
-                ? []
-                : [{ type: 'ProjectMemberRemoved', data: { userId: defaultProject.ownerId } }]),
-            ].map((event) => ({
-              ...event,
-              metadata: { ...metadata, projectId: defaultProject.id },
-            })),
-          },
-        ]));
-      } catch (error) {
-        if (!isConflictOn(error, BOOTSTRAP_OWNER_STREAM)) throw taken(error, email);
-        if (!deps.signupOpen) {
-          throw forbidden('Sign-up is closed on this installation: ask for an invitation');
-        }
-        try {
-          ({ position } = await store.append(account));
-        } catch (second) {
-          throw taken(second, email);
-        }
-      }
+      const position = await openAccount(userId, email, account, metadata);
       const signed = await signedIn(userId, position);
       await deps.mail.sendVerification({ id: userId, email }, input.correlationId);
       return signed;
     },
+
+    /**
+     * Registers a user whose address an identity provider vouched for (OpenID Connect login):
+     * no password, `events` (decided by the caller: registration, confirmed address, linked
+     * identity) on the new user's stream, and the email's claim. The sign-up rules are
+     * {@link UsersApi.signup}'s: the installation's first user owns the default project;
+     * anybody else needs `signupOpen`. No verification email is sent.
+     * @returns the user and a session token.
+     * @throws ApiError 403 FORBIDDEN when sign-up is closed; 409 CONFLICT when an account has
+     *   this email.
+     */
+    async registerConfirmed(input: {
+      userId: string;
+      email: string;
+      events: { type: string; data: object }[];
+      correlationId: string;
+    }): Promise<{ user: UserResource; token: string }> {
+      const email = input.email.trim().toLowerCase();
+      const metadata = { correlationId: input.correlationId };
+      const account = [
+        {
+          streamId: userEmailStreamId(email),
+          expectedRevision: 'no_stream' as const,
+          events: [{ type: 'UserEmailClaimed', data: { userId: input.userId }, metadata }],
+        },
+        {
+          streamId: userStreamId(input.userId),
+          expectedRevision: 'no_stream' as const,
+          events: input.events.map((event) => ({ ...event, metadata })),
+        },
+      ];
+      return signedIn(input.userId, await openAccount(input.userId, email, account, metadata));
+    },
+
+    /**
+     * The user `userId` and a new session token, once the views reflect log position
+     * `position` (0: nothing to wait for).
+     * @throws Error when the user is not in the view by then.
+     */
+    signIn: signedIn,
 
     /**
      * Checks an email and password.

@@ -50,7 +50,8 @@ const METRICS = {
 /** One point of the series. */
 export type TimeseriesPoint = { timestamp: string } & Record<keyof typeof METRICS, number>;
 
-const timeseriesQuery = z.object({
+/** Query of GET /analytics/timeseries. */
+export const timeseriesQuery = z.object({
   granularity: z.enum(['day', 'hour']).default('day'),
   from: instant.optional(),
   to: instant.optional(),
@@ -63,13 +64,16 @@ const DEFAULT_BUCKETS = { day: 30, hour: 24 } as const;
 
 const metric = z.enum(['sent', 'delivered', 'opened', 'clicked', 'bounced']);
 const limit = z.coerce.number().int().min(1).max(100).default(10);
-const campaignStatsQuery = z.object({
+/** Query of GET /analytics/campaign-stats. */
+export const campaignStatsQuery = z.object({
   campaignId: z
     .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(100)])
     .optional(),
 });
-const topCampaignsQuery = z.object({ metric: metric.default('opened'), limit });
-const topEventsQuery = z.object({ limit });
+/** Query of GET /analytics/top-campaigns. */
+export const topCampaignsQuery = z.object({ metric: metric.default('opened'), limit });
+/** Query of GET /analytics/top-events. */
+export const topEventsQuery = z.object({ limit });
 
 /** The metrics of a counters document. */
 function metricsOf(counter: ActivityStatsDocument | null): Record<keyof typeof METRICS, number> {

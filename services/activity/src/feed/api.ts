@@ -62,7 +62,8 @@ const fromNotAfterTo = (query: { from?: string | undefined; to?: string | undefi
 
 const ORDER_ISSUE = { message: '`from` must not be after `to`', path: ['from'] };
 
-const feedQuery = cursorQuery
+/** Query of GET /activity. */
+export const feedQuery = cursorQuery
   .extend({
     type: z.enum(ACTIVITY_TYPES).optional(),
     contactId: z.string().min(1).max(200).optional(),
@@ -71,11 +72,13 @@ const feedQuery = cursorQuery
   })
   .refine(fromNotAfterTo, ORDER_ISSUE);
 
-const statsQuery = z
+/** Query of GET /activity/stats. */
+export const statsQuery = z
   .object({ from: instant.optional(), to: instant.optional() })
   .refine(fromNotAfterTo, ORDER_ISSUE);
 
-const recentQuery = z.object({
+/** Query of GET /activity/recent-count. */
+export const recentQuery = z.object({
   hours: z.coerce.number().int().min(1).max(720).default(24),
 });
 

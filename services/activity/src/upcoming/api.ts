@@ -53,7 +53,8 @@ export interface UpcomingRouterDeps {
   now?: () => Date;
 }
 
-const upcomingQuery = z.object({
+/** Query of GET /activity/upcoming. */
+export const upcomingQuery = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
 });
 

@@ -94,7 +94,8 @@ const eventTypes = z
 
 const description = z.string().max(500);
 
-const createBody = (allowPrivateTargets: boolean) =>
+/** Body of POST /webhook-endpoints (URLs on internal addresses refused unless allowed). */
+export const createBody = (allowPrivateTargets: boolean) =>
   z.object({
     url: endpointUrl(allowPrivateTargets),
     eventTypes,
@@ -102,7 +103,8 @@ const createBody = (allowPrivateTargets: boolean) =>
     enabled: z.boolean().default(true),
   });
 
-const patchBody = (allowPrivateTargets: boolean) =>
+/** Body of PATCH /webhook-endpoints/:id: the fields of the create body, each optional. */
+export const patchBody = (allowPrivateTargets: boolean) =>
   z
     .object({
       url: endpointUrl(allowPrivateTargets),
@@ -112,7 +114,8 @@ const patchBody = (allowPrivateTargets: boolean) =>
     })
     .partial();
 
-const deliveriesQuery = z.object({
+/** Query of GET /webhook-endpoints/:id/deliveries. */
+export const deliveriesQuery = z.object({
   limit: pageSizeParam,
   cursor: cursorParam,
   status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']).optional(),

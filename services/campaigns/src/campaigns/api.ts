@@ -41,8 +41,10 @@ export interface CampaignsRouterDeps {
   now?: () => Date;
 }
 
-const sendBody = z.object({ scheduledFor: z.iso.datetime({ offset: true }).nullish() });
-const testBody = z.object({ email: emailAddress });
+/** Body of POST /campaigns/:id/send. */
+export const sendBody = z.object({ scheduledFor: z.iso.datetime({ offset: true }).nullish() });
+/** Body of POST /campaigns/:id/test. */
+export const testBody = z.object({ email: emailAddress });
 
 /** The audience of a campaign's fields. */
 export function audienceOf(fields: CampaignFields): Audience {

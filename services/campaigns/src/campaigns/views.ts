@@ -54,6 +54,9 @@ export interface CampaignResource extends CampaignFields {
   status: CampaignStatus;
   scheduledAt: string | null;
   sentAt: string | null;
+  /** When it was cancelled, and why when the platform cancelled it (a billing cap reached, …). */
+  cancelledAt: string | null;
+  cancelReason: string | null;
   recipients: number | null;
   createdAt: string;
   updatedAt: string;
@@ -78,6 +81,8 @@ export const toResource = (document: CampaignView): CampaignResource => ({
   status: document.status,
   scheduledAt: document.scheduledAt,
   sentAt: document.sentAt,
+  cancelledAt: document.cancelledAt,
+  cancelReason: document.cancelReason,
   recipients: document.recipients,
   createdAt: document.createdAt,
   updatedAt: document.updatedAt,

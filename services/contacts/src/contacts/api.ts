@@ -42,13 +42,15 @@ export interface ContactResponse {
   updatedAt: string;
 }
 
-const createBody = z.object({
+/** Body of POST /contacts. */
+export const createBody = z.object({
   email: z.string(),
   subscribed: z.boolean().optional(),
   data: dataSchema.optional(),
 });
 
-const updateBody = z.object({
+/** Body of PATCH /contacts/:id. */
+export const updateBody = z.object({
   email: z.string().optional(),
   subscribed: z.boolean().optional(),
   data: dataSchema.optional(),
@@ -57,7 +59,8 @@ const updateBody = z.object({
 /** Most emails of one POST /contacts/lookup (spec part 8). */
 export const MAX_LOOKUP_EMAILS = 500;
 
-const lookupBody = z.object({
+/** Body of POST /contacts/lookup. */
+export const lookupBody = z.object({
   emails: z.array(z.string().max(1000)).min(1).max(MAX_LOOKUP_EMAILS),
 });
 
@@ -69,7 +72,7 @@ export const CONTACT_SORT_FIELDS = ['createdAt', 'updatedAt', 'email'] as const;
  * `subscribed` (`true` or `false`), `sort` (one of {@link CONTACT_SORT_FIELDS}; absent = creation
  * order) and `dir` (`asc` | `desc`, default `desc`). Any other value of these is a 422.
  */
-const listQuery = cursorQuery.extend(sortQuery(CONTACT_SORT_FIELDS).shape).extend({
+export const listQuery = cursorQuery.extend(sortQuery(CONTACT_SORT_FIELDS).shape).extend({
   search: z.string().max(254).optional(),
   subscribed: z
     .enum(['true', 'false'], { message: 'Expected true or false' })

@@ -32,12 +32,13 @@ function logPosition(cursor: string | undefined): number | undefined {
   return Number(cursor);
 }
 
-const pageQuery = cursorQuery;
+/** Query of GET /events/contact/:contactId. */
+export const pageQuery = cursorQuery;
 
 const eventName = z.string().min(1).max(255).optional();
 
 /** GET /events: `name` (or its alias `eventName`) filters by event name. */
-const listQuery = pageQuery.extend({ name: eventName, eventName });
+export const listQuery = pageQuery.extend({ name: eventName, eventName });
 
 const param = (req: Request, name: string): string => String(req.params[name]);
 

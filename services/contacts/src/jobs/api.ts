@@ -81,7 +81,8 @@ export function toJobResource(view: ContactJobView): JobResource {
   };
 }
 
-const bulkBody = z.object({
+/** Body of POST /contacts/bulk-subscribe, /contacts/bulk-unsubscribe and /contacts/bulk-delete. */
+export const bulkBody = z.object({
   contactIds: z.array(z.string().trim().min(1).max(100)).min(1).max(MAX_BULK_IDS),
   /** Plunk clients send `mode: 'ids'`; selecting contacts by query is not offered. */
   mode: z.literal('ids').optional(),

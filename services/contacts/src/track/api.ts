@@ -19,7 +19,8 @@ export interface TrackRouterDeps {
   awaitViews: AwaitViews;
 }
 
-const trackBody = z.object({
+/** Body of POST /v1/track and POST /events/track. */
+export const trackBody = z.object({
   event: z.string().min(1).max(255),
   email: z.string(),
   subscribed: z.boolean().optional(),

@@ -11,7 +11,8 @@ export interface VerifyRouterDeps {
   resolver: Resolver;
 }
 
-const VerifyBody = z.object({
+/** Body of POST /v1/verify. */
+export const VerifyBody = z.object({
   email: z.string().trim().pipe(emailAddress),
 });
 

@@ -47,7 +47,8 @@ export interface SegmentsRouterDeps {
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
-const createBody = z.object({
+/** Body of POST /segments (the condition is checked by `membership.validate`). */
+export const createBody = z.object({
   name: text(255),
   description: z.string().max(1000).nullish(),
   type: z.enum(['DYNAMIC', 'STATIC']).default('DYNAMIC'),
@@ -55,20 +56,23 @@ const createBody = z.object({
   trackMembership: z.boolean().default(false),
 });
 
-const updateBody = z.object({
+/** Body of PATCH /segments/:id. */
+export const updateBody = z.object({
   name: text(255).optional(),
   description: z.string().max(1000).nullish(),
   condition: z.unknown().optional(),
   trackMembership: z.boolean().optional(),
 });
 
-const membersBody = z.object({
+/** Body of POST /segments/:id/members. */
+export const membersBody = z.object({
   emails: z.array(z.string().max(320)).min(1).max(MAX_MEMBER_EMAILS),
   createMissing: z.boolean().default(false),
   subscribed: z.boolean().optional(),
 });
 
-const removeMembersBody = z.object({
+/** Body of DELETE /segments/:id/members. */
+export const removeMembersBody = z.object({
   emails: z.array(z.string().max(320)).min(1).max(MAX_MEMBER_EMAILS),
 });
 

@@ -4,6 +4,7 @@
  * POST /v1/send.
  */
 import {
+  BILLING_CATEGORY_METADATA,
   type CampaignContent,
   CONTACTS_VIEW,
   type ContactViewDocument,
@@ -47,8 +48,11 @@ function sender(content: CampaignContent): EventMailbox {
  * subject and body for each, and appends every EmailQueued (stream `email-<derived id>`,
  * expected `no_stream`) in one atomic append. When some of them exist (the batch was queued
  * before a crash), each one is appended alone and the existing ones are counted, not queued again.
+ * The emails count against the project's `campaigns` cap: when it leaves fewer than the batch,
+ * the first ones up to the cap are queued, then 402 is thrown (the campaign stops there, with the
+ * reason).
  * @throws ApiError 403 DOMAIN_NOT_VERIFIED, 422 VALIDATION_ERROR (too many recipients, content
- *   that does not render).
+ *   that does not render), 402 BILLING_LIMIT_EXCEEDED (the cap reached; those within it queued).
  */
 export async function queueCampaignEmails(
   deps: SendDeps,
@@ -102,28 +106,56 @@ export async function queueCampaignEmails(
         projectId,
         correlationId: input.correlationId,
         subjectId: contact._id,
+        [BILLING_CATEGORY_METADATA]: 'campaigns',
       }),
     );
   }
   const skipped = input.contactIds.length - appends.length;
   if (appends.length === 0) return { queued: 0, existing: 0, skipped };
+  const reservation = await deps.billing.reserve(projectId, 'campaigns', appends.length, {
+    partial: true,
+  });
+  let result: QueueCampaignEmailsResult & { position: number };
   try {
-    await deps.store.append(appends);
-    return { queued: appends.length, existing: 0, skipped };
+    result = await appendBatch(deps, appends.slice(0, reservation.granted), skipped);
+  } catch (error) {
+    reservation.release();
+    throw error;
+  }
+  reservation.settle(result.position, result.queued);
+  // The cap is reached within this batch: the emails within it are queued, the rest never.
+  if (reservation.shortfall !== null) throw reservation.shortfall;
+  return { queued: result.queued, existing: result.existing, skipped: result.skipped };
+}
+
+/**
+ * Appends `appends` in one atomic append; when some of them exist (the batch was queued before a
+ * crash), each one alone, counting the existing ones. Answers the counts and the log position of
+ * the last append (0: none).
+ */
+async function appendBatch(
+  deps: SendDeps,
+  appends: readonly StreamAppend[],
+  skipped: number,
+): Promise<QueueCampaignEmailsResult & { position: number }> {
+  try {
+    const { position } = await deps.store.append(appends);
+    return { queued: appends.length, existing: 0, skipped, position };
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
   }
   // Part of the batch was queued before: queue the rest one by one.
   let queued = 0;
+  let position = 0;
   for (const append of appends) {
     try {
-      await deps.store.append([append]);
+      position = Math.max(position, (await deps.store.append([append])).position);
       queued += 1;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
     }
   }
-  return { queued, existing: appends.length - queued, skipped };
+  return { queued, existing: appends.length - queued, skipped, position };
 }
 
 /**

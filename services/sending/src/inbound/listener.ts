@@ -6,13 +6,18 @@
  * is read as a DSN or an ARF report and recorded on the email it names (EmailBounced,
  * EmailComplained); a message to a project's domain is recorded as EmailReceived on its
  * sender's contact. A message that cannot be recorded now is refused with 451, so its sender
- * tries again.
+ * tries again. Mail for a project whose `inbound` billing cap is reached is refused with
+ * `452 4.2.2` (at RCPT TO, or for the whole message when the cap is reached meanwhile), so its
+ * sender tries again later, when the cap may have been raised or a new month begun.
  */
 import type { AddressInfo, Socket } from 'node:net';
 
 import type { ContactsApi } from '@stamp/contracts';
+import { ApiError } from '@stamp/http-kit';
 import type { EventStore, Logger, Secrets, ViewStore } from '@stamp/platform';
 import { SMTPServer } from 'smtp-server';
+
+import type { BillingGuard, Reservation } from '../billing/guard.ts';
 
 import { recordReceived } from './received.ts';
 import { recordReport } from './record.ts';
@@ -26,6 +31,8 @@ export interface InboundListenerDeps {
   secrets: Secrets;
   logger: Logger;
   contacts: ContactsApi;
+  /** The check of the projects' `inbound` billing caps. */
+  billing: BillingGuard;
   /** The project whose verified domain `domain` is, or null (DomainsApi.receivingDomain). */
   receivingDomain(domain: string): Promise<{ projectId: string } | null>;
   /** Listen address and port (0: a free port, for tests). */
@@ -56,6 +63,10 @@ class SmtpReply extends Error {
   }
 }
 
+/** The refusal of mail over a project's `inbound` cap (RFC 3463 X.2.2: mailbox full). */
+const overCap = (): SmtpReply =>
+  new SmtpReply('4.2.2 The mailbox has received its monthly quota; try again later', 452);
+
 /**
  * Starts the listener (see the module comment).
  * @throws Error when the address cannot be bound (a port in use, for example).
@@ -79,15 +90,21 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
         callback();
         return;
       }
-      projectOf(address.address).then(
-        (projectId) => {
-          callback(projectId === null ? new SmtpReply('5.1.1 No such recipient here', 550) : null);
-        },
-        (error: unknown) => {
-          deps.logger.error({ err: error }, 'could not look a receiving domain up');
-          callback(new SmtpReply('4.3.0 Try again later', 451));
-        },
-      );
+      projectOf(address.address)
+        .then(async (projectId) => {
+          if (projectId === null) return new SmtpReply('5.1.1 No such recipient here', 550);
+          if (!(await deps.billing.allows(projectId, 'inbound'))) return overCap();
+          return null;
+        })
+        .then(
+          (refusal) => {
+            callback(refusal);
+          },
+          (error: unknown) => {
+            deps.logger.error({ err: error }, 'could not look a receiving domain up');
+            callback(new SmtpReply('4.3.0 Try again later', 451));
+          },
+        );
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -115,18 +132,39 @@ export async function startInboundListener(deps: InboundListenerDeps): Promise<I
             }
           }
           const from = session.envelope.mailFrom;
+          // Every project's cap is checked before the message is recorded for one of them.
+          const reservations = new Map<string, Reservation>();
+          try {
+            for (const projectId of received.keys()) {
+              reservations.set(projectId, await deps.billing.reserve(projectId, 'inbound', 1));
+            }
+          } catch (error) {
+            for (const reservation of reservations.values()) reservation.release();
+            throw error;
+          }
           for (const [projectId, to] of received) {
-            await recordReceived(
-              deps,
-              { projectId, to, envelopeFrom: from === false ? null : from.address, raw },
-              session.id,
-            );
+            const reservation = reservations.get(projectId);
+            try {
+              const recorded = await recordReceived(
+                deps,
+                { projectId, to, envelopeFrom: from === false ? null : from.address, raw },
+                session.id,
+              );
+              reservation?.settle(recorded?.position ?? 0, recorded === null ? 0 : 1);
+            } catch (error) {
+              reservation?.release();
+              throw error;
+            }
           }
         })().then(
           () => {
             callback(null, 'OK: received');
           },
           (error: unknown) => {
+            if (error instanceof ApiError && error.code === 'BILLING_LIMIT_EXCEEDED') {
+              callback(overCap());
+              return;
+            }
             deps.logger.error({ err: error }, 'could not record an inbound message');
             callback(new SmtpReply('4.3.0 Try again later', 451));
           },

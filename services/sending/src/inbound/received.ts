@@ -6,6 +6,7 @@
  * it.
  */
 import {
+  BILLING_CATEGORY_METADATA,
   type ContactsApi,
   type EmailReceivedEventData,
   entityIdOf,
@@ -47,13 +48,13 @@ export const inboundEmailStream = (id: string): string => `${INBOUND_EMAIL_STREA
 /**
  * Records `raw`, received for `to` (addresses of `projectId`'s verified domains), on the contact
  * of its sender. A message with no sender address, or one the contacts refuse, is dropped.
- * @returns the received email's id, or null when dropped.
+ * @returns the received email's id and the log position of its append, or null when dropped.
  */
 export async function recordReceived(
   deps: { store: EventStore; contacts: ContactsApi },
   input: { projectId: string; to: string[]; envelopeFrom: string | null; raw: Buffer },
   correlationId: string,
-): Promise<string | null> {
+): Promise<{ id: string; position: number } | null> {
   const parsed = await PostalMime.parse(input.raw);
   const from = parsed.from?.address ?? input.envelopeFrom ?? '';
   if (!from.includes('@')) return null;
@@ -88,14 +89,15 @@ export async function recordReceived(
     raw: input.raw.toString('utf8'),
     receivedAt: new Date().toISOString(),
   };
-  await deps.store.append([
+  const { position } = await deps.store.append([
     decisionAppend(inboundEmailStream(id), -1, [{ type: 'EmailReceived', data }], {
       projectId: input.projectId,
       correlationId,
       subjectId: contact.contactId,
+      [BILLING_CATEGORY_METADATA]: 'inbound',
     }),
   ]);
-  return id;
+  return { id, position };
 }
 
 /** Projects EmailReceived into the `inboundEmails` view (idempotent by revision). */

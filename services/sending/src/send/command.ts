@@ -1,4 +1,9 @@
-import { type ContactsApi, type DomainsApi, subscriptionToken } from '@stamp/contracts';
+import {
+  BILLING_CATEGORY_METADATA,
+  type ContactsApi,
+  type DomainsApi,
+  subscriptionToken,
+} from '@stamp/contracts';
 import { ApiError, validationError } from '@stamp/http-kit';
 import {
   decisionAppend,
@@ -14,6 +19,7 @@ import {
   type ViewStore,
 } from '@stamp/platform';
 
+import type { BillingGuard } from '../billing/guard.ts';
 import { domainOf, type SendingLimits } from '../deps.ts';
 import { emailStream, type EmailEvent } from '../delivery/events.ts';
 import { findTemplate } from '../templates/api.ts';
@@ -43,6 +49,8 @@ export interface SendDeps {
   /** Signs the recipients' subscription tokens. */
   secrets: Secrets;
   limits: SendingLimits;
+  /** The check of the projects' billing caps. */
+  billing: BillingGuard;
 }
 
 /** Result of a send: one entry per recipient in request order, and the last log position. */
@@ -98,19 +106,19 @@ export function parseLiquid(source: string, kind: 'html' | 'text', field: string
 }
 
 /**
- * POST /v1/send (spec part 4): resolves content and sender, checks the sender domain, then for
- * each recipient in order upserts the contact, renders subject and body, and appends EmailQueued
- * to `email-<newId()>`.
+ * POST /v1/send (spec part 4): resolves content and sender, checks the sender domain, reserves
+ * the emails under the project's `transactional` cap, then for each recipient in order upserts
+ * the contact, renders subject and body, and appends EmailQueued to `email-<newId()>`.
  * @throws ApiError 403 PROJECT_DISABLED (a suspended project), 404 TEMPLATE_NOT_FOUND, 403
- * DOMAIN_NOT_VERIFIED, 400 (marketing to an
- * unsubscribed contact), 413 PAYLOAD_TOO_LARGE, 422 VALIDATION_ERROR.
+ * DOMAIN_NOT_VERIFIED, 402 BILLING_LIMIT_EXCEEDED (before anything is stored), 400 (marketing to
+ * an unsubscribed contact), 413 PAYLOAD_TOO_LARGE, 422 VALIDATION_ERROR.
  */
 export async function send(
   deps: SendDeps,
   context: { projectId: string; requestId: string },
   body: SendBody,
 ): Promise<SendResult> {
-  const { projectId, requestId } = context;
+  const { projectId } = context;
   await assertProjectMaySend(deps.views, projectId);
   let template: TemplateDefaults | null = null;
   if (body.template !== undefined) {
@@ -140,6 +148,52 @@ export async function send(
     ]);
   }
 
+  // The cap is checked before anything is stored (contacts included).
+  const reservation = await deps.billing.reserve(projectId, 'transactional', recipients.length);
+  try {
+    const result = await queueEach(deps, context, body, {
+      resolved,
+      estimate,
+      subjectField,
+      bodyField,
+      subjectTemplate,
+      bodyTemplate,
+      sandbox,
+      recipients,
+    });
+    reservation.settle(result.position);
+    return result;
+  } catch (error) {
+    reservation.release();
+    throw error;
+  }
+}
+
+/** What {@link send} resolved before it queues the emails of its recipients. */
+interface Resolved {
+  resolved: ReturnType<typeof resolveMessage>;
+  estimate: number;
+  subjectField: string;
+  bodyField: string;
+  subjectTemplate: ParsedTemplate;
+  bodyTemplate: ParsedTemplate;
+  sandbox: boolean;
+  recipients: ReturnType<typeof recipientsOf>;
+}
+
+/**
+ * Upserts each recipient's contact, renders its email and appends every EmailQueued in one
+ * atomic append (see {@link send}).
+ */
+async function queueEach(
+  deps: SendDeps,
+  context: { projectId: string; requestId: string },
+  body: SendBody,
+  prepared: Resolved,
+): Promise<SendResult> {
+  const { projectId, requestId } = context;
+  const { resolved, estimate, subjectField, bodyField, subjectTemplate, bodyTemplate } = prepared;
+  const { sandbox, recipients } = prepared;
   // Every recipient is checked and rendered before any email is queued: a refusal for one of
   // them queues none, and all emails of the request are queued in one atomic append.
   const emails: SendResult['emails'] = [];
@@ -204,6 +258,7 @@ export async function send(
         projectId,
         correlationId: requestId,
         subjectId: contact.contactId,
+        [BILLING_CATEGORY_METADATA]: 'transactional',
       }),
     );
     emails.push({ contact: { id: contact.contactId, email: contact.email }, email: emailId });

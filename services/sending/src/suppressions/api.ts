@@ -32,7 +32,8 @@ export function toSuppressionResource(document: SuppressionDocument): Record<str
   };
 }
 
-const createBody = z.object({ email: emailAddress });
+/** Body of POST /suppressions (and the `:email` of DELETE /suppressions/:email). */
+export const createBody = z.object({ email: emailAddress });
 
 /** The suppressions router (see the module comment). */
 export function suppressionsRouter(deps: {

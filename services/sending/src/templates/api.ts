@@ -37,7 +37,8 @@ const templateType = z.enum(TEMPLATE_TYPES);
 const templateName = z.string().trim().min(1).max(MAX_TEMPLATE_NAME);
 const displayName = headerText('Name', { max: 255 });
 
-const createBody = z.object({
+/** Body of POST /templates. */
+export const createBody = z.object({
   name: templateName,
   subject,
   body: templateBody,
@@ -48,7 +49,8 @@ const createBody = z.object({
   replyTo: emailAddress.optional(),
 });
 
-const patchBody = z.object({
+/** Body of PATCH /templates/:id. */
+export const patchBody = z.object({
   name: templateName.optional(),
   subject: subject.optional(),
   body: templateBody.optional(),

@@ -4,6 +4,7 @@
  * execution's context, queued through the same delivery pipeline as POST /v1/send.
  */
 import {
+  BILLING_CATEGORY_METADATA,
   CONTACTS_VIEW,
   type ContactViewDocument,
   type QueueWorkflowEmailInput,
@@ -26,9 +27,11 @@ import { templateScope } from '../templates/render.ts';
 /**
  * Queues the email of a SEND_EMAIL step (see `WorkflowEmailsApi.queueWorkflowEmail`): stream
  * `email-<input.emailId>` appended with expected `no_stream`, so a repeated call finds it
- * (`existing`) instead of queueing it again.
- * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 PROJECT_DISABLED, 403 DOMAIN_NOT_VERIFIED, 422
- *   VALIDATION_ERROR (no sender, a template that does not render, an invalid custom address).
+ * (`existing`) instead of queueing it again. The email counts against the project's `workflows`
+ * cap, checked just before it is queued.
+ * @throws ApiError 404 TEMPLATE_NOT_FOUND, 403 PROJECT_DISABLED, 403 DOMAIN_NOT_VERIFIED, 402
+ *   BILLING_LIMIT_EXCEEDED (the step fails with it), 422 VALIDATION_ERROR (no sender, a template
+ *   that does not render, an invalid custom address).
  */
 export async function queueWorkflowEmail(
   deps: SendDeps,
@@ -104,15 +107,19 @@ export async function queueWorkflowEmail(
       sandbox: domainOf(resolved.from.email) === deps.sandboxDomain.toLowerCase(),
     },
   };
+  const reservation = await deps.billing.reserve(projectId, 'workflows', 1);
   try {
-    await deps.store.append([
+    const { position } = await deps.store.append([
       decisionAppend(emailStream(emailId), -1, [event], {
         projectId,
         correlationId: input.correlationId,
         subjectId: contact._id,
+        [BILLING_CATEGORY_METADATA]: 'workflows',
       }),
     ]);
+    reservation.settle(position);
   } catch (error) {
+    reservation.release();
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
     return { emailId, outcome: 'existing', reason: null };
   }
