@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +8,7 @@ import { fetchJson, freePort } from '@stamp/testkit/net.ts';
 import { arfReport } from '@stamp/testkit/reports.ts';
 import { parseMessage, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
 import nodemailer from 'nodemailer';
+import { StampProcess } from '@stamp/testkit/stamp-process.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '@stamp/testkit/webhook-receiver.ts';
 import { Webhook } from 'standardwebhooks';
@@ -34,56 +34,6 @@ const KEYS = {
   secret: 'sk_distributedsecret0123456789ab',
   public: 'pk_distributedpublic0123456789ab',
 };
-
-/** One Stamp process started from its entry point, as a deployment runs it. */
-class StampProcess {
-  readonly name: string;
-  readonly url: string;
-  private readonly env: Record<string, string>;
-  child: ChildProcess | undefined;
-  private output = '';
-
-  constructor(name: string, port: number, env: Record<string, string>) {
-    this.name = name;
-    this.url = `http://127.0.0.1:${port}`;
-    this.env = { ...env, STAMP_PORT: String(port) };
-  }
-
-  /** Starts it and waits until `/readyz` answers 200 (60 s at most). */
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, [`services/${this.name}/src/main.ts`], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    const keep = (chunk: Buffer): void => {
-      this.output = (this.output + chunk.toString()).slice(-4000);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    for (let attempt = 0; attempt < 600; attempt++) {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited: ${this.output}`);
-      try {
-        if ((await fetch(`${this.url}/readyz`)).status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`${this.name} did not become ready: ${this.output}`);
-  }
-
-  /** Sends `signal` and waits for the exit. */
-  async stop(signal: NodeJS.Signals): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill(signal);
-    await exited;
-  }
-}
 
 function emailIdsOf(sink: Sink): string[] {
   return sink.messages.map(

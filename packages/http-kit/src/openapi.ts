@@ -584,6 +584,9 @@ export function cursorPageSchema<T extends z.ZodType>(item: T) {
 /** A resource named in a usage answer: `{id, name}`. */
 export const namedReference = z.object({ id: z.string(), name: z.string() });
 
+/** The answer of a DELETE that names what it deleted: `{success: true, id}`. */
+export const deletedSchema = z.object({ success: z.literal(true), id: z.string() });
+
 /** A test of a contact in the filter language (API reference, "Filter language"). */
 const filterSchema = z.object({
   field: z

@@ -3,7 +3,7 @@
  * "Campaign"; API reference, "Enums" and "Filter language").
  */
 import { AUDIENCE_TYPES } from '@stamp/contracts';
-import { filterConditionSchema, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
+import { deletedSchema, filterConditionSchema, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
 import { z } from 'zod';
 
 import { sendBody, testBody } from './campaigns/api.ts';
@@ -136,7 +136,7 @@ export const CAMPAIGNS_ROUTES: readonly RouteDoc[] = [
     responses: {
       200: {
         description: 'Deleted',
-        schema: z.object({ success: z.literal(true), id: z.string() }),
+        schema: deletedSchema,
       },
       ...notFound,
       409: { description: 'The campaign has active executions (scheduled or sending)' },

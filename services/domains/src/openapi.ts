@@ -2,7 +2,7 @@
  * The domains service's routes in the OpenAPI document (spec part 4, "Domains, activity,
  * analytics, uploads"; API reference, "Domains").
  */
-import { isoTimestamp, type RouteDoc } from '@stamp/http-kit';
+import { deletedSchema, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
 import { z } from 'zod';
 
 import { addDomainBody } from './domains/api.ts';
@@ -72,7 +72,7 @@ export const DOMAINS_ROUTES: readonly RouteDoc[] = [
     responses: {
       200: {
         description: 'Removed',
-        schema: z.object({ success: z.literal(true), id: z.string() }),
+        schema: deletedSchema,
       },
       404: { description: 'DOMAIN_NOT_FOUND' },
     },

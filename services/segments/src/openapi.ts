@@ -2,7 +2,13 @@
  * The segments service's routes in the OpenAPI document (spec part 4, "Segments"; API
  * reference, "Filter language").
  */
-import { filterConditionSchema, isoTimestamp, pageQuery, type RouteDoc } from '@stamp/http-kit';
+import {
+  deletedSchema,
+  filterConditionSchema,
+  isoTimestamp,
+  pageQuery,
+  type RouteDoc,
+} from '@stamp/http-kit';
 import { z } from 'zod';
 
 import { createBody, membersBody, removeMembersBody, updateBody } from './segments/api.ts';
@@ -87,7 +93,7 @@ export const SEGMENTS_ROUTES: readonly RouteDoc[] = [
     responses: {
       200: {
         description: 'Deleted',
-        schema: z.object({ success: z.literal(true), id: z.string() }),
+        schema: deletedSchema,
       },
       ...notFound,
       409: { description: 'The segment is the audience of a scheduled or sending campaign' },

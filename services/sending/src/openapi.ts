@@ -3,7 +3,13 @@
  * uploads; API reference, "POST /v1/send", "Suppressions", "Open and click tracking").
  */
 import { EMAIL_STATUSES } from '@stamp/contracts';
-import { cursorPageSchema, cursorQuery, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
+import {
+  cursorPageSchema,
+  cursorQuery,
+  deletedSchema,
+  isoTimestamp,
+  type RouteDoc,
+} from '@stamp/http-kit';
 import { z } from 'zod';
 
 import { sendBody } from './send/schema.ts';
@@ -200,7 +206,7 @@ export const SENDING_ROUTES: readonly RouteDoc[] = [
     responses: {
       200: {
         description: 'Deleted',
-        schema: z.object({ success: z.literal(true), id: z.string() }),
+        schema: deletedSchema,
       },
       ...templateNotFound,
     },

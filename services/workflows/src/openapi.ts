@@ -2,7 +2,7 @@
  * The workflows service's routes in the OpenAPI document (spec part 4, "Workflows"; API
  * reference, "Workflow step config" and "Enums").
  */
-import { cursorPageSchema, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
+import { cursorPageSchema, deletedSchema, isoTimestamp, type RouteDoc } from '@stamp/http-kit';
 import { z } from 'zod';
 
 import { executionsQuery, spliceQuery, startBody } from './api.ts';
@@ -87,7 +87,7 @@ const changed = {
   404: { description: 'WORKFLOW_NOT_FOUND, or the step or transition' },
   409: { description: 'The workflow has active executions' },
 };
-const deleted = z.object({ success: z.literal(true), id: z.string() });
+const deleted = deletedSchema;
 
 /** Routes of the workflows service. */
 export const WORKFLOWS_ROUTES: readonly RouteDoc[] = [

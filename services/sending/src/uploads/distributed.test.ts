@@ -5,11 +5,11 @@
  * S3 on loopback (see `s3-stand-in.ts`), with credentials from the SDK's default chain. The
  * gateway forwards POST /uploads/image (authenticated) and GET /images/… (public) to it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '@stamp/testkit/net.ts';
+import { StampProcess } from '@stamp/testkit/stamp-process.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import {
@@ -24,59 +24,6 @@ const BUCKET = 'stamp-images';
 const SECRET_KEY = 'sk_uploadssecret0123456789abcdef';
 const PUBLIC_KEY = 'pk_uploadspublic0123456789abcdef';
 const SUITE = 'uploads through the gateway to the sending process, images in s3rver (S3 stand-in)';
-
-/** A Stamp process started from `services/<name>/src/main.ts`. */
-class StampProcess {
-  readonly url: string;
-  private readonly name: string;
-  private readonly env: Record<string, string>;
-  private child: ChildProcess | undefined;
-  private output = '';
-
-  constructor(name: string, port: number, env: Record<string, string>) {
-    this.name = name;
-    this.url = `http://127.0.0.1:${port}`;
-    this.env = { ...env, STAMP_PORT: String(port) };
-  }
-
-  /**
-   * Starts it and waits until `/readyz` answers 200 (60 s at most).
-   * @throws Error with its last output when it exits first or is not ready in time.
-   */
-  async start(): Promise<void> {
-    const child = spawn(process.execPath, [`services/${this.name}/src/main.ts`], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    const keep = (chunk: Buffer): void => {
-      this.output = (this.output + chunk.toString()).slice(-4000);
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    for (let attempt = 0; attempt < 600; attempt++) {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited: ${this.output}`);
-      try {
-        if ((await fetch(`${this.url}/readyz`)).status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    throw new Error(`${this.name} did not become ready: ${this.output}`);
-  }
-
-  /** Sends SIGTERM and waits for the exit. */
-  async stop(): Promise<void> {
-    const child = this.child;
-    this.child = undefined;
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    await exited;
-  }
-}
 
 describeWithS3rver(SUITE)(SUITE, () => {
   let s3: S3StandIn;
