@@ -1,8 +1,8 @@
 /**
  * `POST /users/@me/projects/:id/reset` over real sockets (spec part 4, "Users, projects"): only
  * an OWNER may wipe; every contact is erased from the log, the project's resources leave the
- * views (a SCHEDULED campaign is cancelled first), while keys, members, domains and what was
- * written after the reset stay, also through a view rebuild.
+ * views (a SCHEDULED campaign is cancelled first), its images are deleted, while keys, members,
+ * domains and what was written after the reset stay, also through a view rebuild.
  */
 import { createLogger } from '@stamp/platform';
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
@@ -11,6 +11,7 @@ import type { JsonResponse } from '@stamp/testkit/net.ts';
 
 import type { Stamp } from './app.ts';
 import { readConfig } from './config.ts';
+import { samplePng } from '../../sending/src/uploads/sample-images.ts';
 import { rebuildViews } from './rebuild.ts';
 import { addVerifiedDomain, call, startTestStamp, TEST_KEYS } from './testing.ts';
 
@@ -99,6 +100,17 @@ it('wipes a project for its OWNER only, keeping keys, members and domains', asyn
     (await api('POST', `/campaigns/${campaignId}/send`, { scheduledFor })).status,
   ).toBeLessThan(300);
 
+  const form = new FormData();
+  form.append('file', new Blob([samplePng()], { type: 'image/png' }), 'logo.png');
+  const uploaded = await fetch(`${stamp.url}/uploads/image`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${sk}` },
+    body: form,
+  });
+  expect(uploaded.status).toBe(201);
+  const image = ((await uploaded.json()) as { url: string }).url.replace(ORIGIN, stamp.url);
+  expect((await fetch(image)).status).toBe(200);
+
   // An ADMIN may not; the key of the project naming another one is told 403.
   const refused = await call(
     stamp.url,
@@ -131,6 +143,9 @@ it('wipes a project for its OWNER only, keeping keys, members and domains', asyn
     const log = JSON.stringify(await stamp.platform.store.readAll({ after: 0, limit: 100_000 }));
     return log.includes('ada@example.org') ? undefined : true;
   });
+  await eventually('the image deleted', async () =>
+    (await fetch(image)).status === 404 ? true : undefined,
+  );
   // The scheduled campaign was cancelled, so it never sends.
   const events = await stamp.platform.store.readAll({ after: 0, limit: 100_000 });
   expect(events.filter((event) => event.type === 'CampaignCancelled')).toHaveLength(1);

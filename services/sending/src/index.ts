@@ -61,7 +61,7 @@ import { EMAILS, TEMPLATES } from './views.ts';
 
 /** Consumer group of the templates, emails and timers views. */
 const SENDING_PROJECTION_GROUP = 'sending-projection';
-/** Consumer group wiping a reset project's templates, emails and inbound mail. */
+/** Consumer group wiping a reset project's templates, emails, inbound mail and images. */
 const SENDING_RESET_GROUP = 'sending-project-reset';
 import { projectTemplate } from './templates/projection.ts';
 
@@ -239,12 +239,14 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         bus: deps.bus,
         groupId: SENDING_RESET_GROUP,
         projections: () => (projection === undefined ? [] : [projection]),
-        wipe: (notice) =>
-          deleteProjectDocuments(
+        wipe: async (notice) => {
+          await deleteProjectDocuments(
             deps.views,
             { [TEMPLATES]: 'createdAt', [EMAILS]: 'createdAt', [INBOUND_EMAILS]: 'receivedAt' },
             notice,
-          ),
+          );
+          await deps.uploads?.store.deleteProject(notice.projectId, new Date(notice.resetAt));
+        },
       });
       const deliveryDeps = {
         store: deps.store,

@@ -2,13 +2,19 @@
  * The local-disk adapter of the upload storage port (embedded mode): files under one folder,
  * `<STAMP_DATA_DIR>/uploads/` by default, one file per key (`<folder>/<projectId>/<id>.<ext>`).
  */
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 import writeFileAtomic from 'write-file-atomic';
 
 import { imageTypeOfExtension } from './sniff.ts';
-import { extensionOf, isUploadKey, type StoredObject, type UploadStore } from './store.ts';
+import {
+  extensionOf,
+  isProjectSegment,
+  isUploadKey,
+  type StoredObject,
+  type UploadStore,
+} from './store.ts';
 
 /** Error codes of a read that finds no file at the path. */
 const MISSING = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
@@ -82,6 +88,28 @@ export class LocalDiskStore implements UploadStore {
     const path = this.pathOf(key);
     if (path === null) throw new Error(`not an upload key: ${JSON.stringify(key)}`);
     await rm(path, { force: true });
+  }
+
+  /** By the files' modification times. @throws Error when a file cannot be listed or removed. */
+  async deleteProject(projectId: string, before: Date): Promise<number> {
+    if (!isProjectSegment(projectId)) return 0;
+    const folder = resolve(this.root, projectId);
+    let entries: string[];
+    try {
+      entries = await readdir(folder, { recursive: true });
+    } catch (error) {
+      if (MISSING.has(codeOf(error) ?? '')) return 0;
+      throw error;
+    }
+    let removed = 0;
+    for (const entry of entries) {
+      const path = resolve(folder, entry);
+      const found = await stat(path).catch(() => null);
+      if (found?.isFile() !== true || found.mtimeMs > before.getTime()) continue;
+      await rm(path, { force: true });
+      removed += 1;
+    }
+    return removed;
   }
 
   /** Nothing to release. */

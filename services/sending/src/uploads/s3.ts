@@ -6,13 +6,20 @@
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  ListObjectsV2Command,
   NoSuchKey,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 
-import { type StoredObject, type UploadStore, uploadKey, isUploadKey } from './store.ts';
+import {
+  isProjectSegment,
+  isUploadKey,
+  type StoredObject,
+  type UploadStore,
+  uploadKey,
+} from './store.ts';
 
 /** Options of {@link S3Store}. */
 export interface S3StoreOptions {
@@ -121,6 +128,34 @@ export class S3Store implements UploadStore {
   /** @throws Error for a key that is not an upload key; the SDK's error when S3 refuses. */
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: uploadKey(key) }));
+  }
+
+  /**
+   * By the objects' `LastModified` (whole seconds at S3), listed under the prefix `<projectId>/`
+   * and deleted one by one (every S3-compatible service has DeleteObject).
+   * @throws the SDK's error when S3 refuses.
+   */
+  async deleteProject(projectId: string, before: Date): Promise<number> {
+    if (!isProjectSegment(projectId)) return 0;
+    let removed = 0;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: `${projectId}/`,
+          ...(token === undefined ? {} : { ContinuationToken: token }),
+        }),
+      );
+      for (const object of page.Contents ?? []) {
+        if (object.Key === undefined || object.LastModified === undefined) continue;
+        if (object.LastModified.getTime() > before.getTime()) continue;
+        await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: object.Key }));
+        removed += 1;
+      }
+      token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    } while (token !== undefined);
+    return removed;
   }
 
   /** Closes the client's sockets. */

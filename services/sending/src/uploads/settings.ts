@@ -53,6 +53,7 @@ function lazyS3Store(options: S3StoreOptions): UploadStore {
     put: async (key, bytes, contentType) => (await load()).put(key, bytes, contentType),
     get: async (key) => (await load()).get(key),
     delete: async (key) => (await load()).delete(key),
+    deleteProject: async (projectId, before) => (await load()).deleteProject(projectId, before),
     close: async () => {
       if (store !== undefined) await (await store).close();
     },

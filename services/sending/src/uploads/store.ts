@@ -35,8 +35,22 @@ export interface UploadStore {
    * @throws Error for a key that is not an upload key, or when the storage fails.
    */
   delete(key: string): Promise<void>;
+  /**
+   * Removes the files of project `projectId` (keys `<projectId>/…`) stored at or before `before`;
+   * later ones stay. Answers how many were removed (a project reset).
+   * @throws Error when the storage fails.
+   */
+  deleteProject(projectId: string, before: Date): Promise<number>;
   /** Releases connections (the S3 client's sockets); the store is not used afterwards. */
   close(): Promise<void>;
+}
+
+/** A project id usable as the first segment of upload keys. */
+const PROJECT_SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Whether `projectId` can be the first segment of an upload key. */
+export function isProjectSegment(projectId: string): boolean {
+  return PROJECT_SEGMENT.test(projectId);
 }
 
 /**

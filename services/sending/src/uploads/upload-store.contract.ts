@@ -65,6 +65,28 @@ export function uploadStoreContract(name: string, open: () => Promise<UploadStor
       await store().delete(key);
     });
 
+    it("removes a project's files stored up to a time, keeping later ones and other projects'", async () => {
+      const other = `other-${randomBytes(4).toString('hex')}`;
+      const reset = `reset-${randomBytes(4).toString('hex')}`;
+      const early = `${reset}/${randomBytes(16).toString('hex')}.png`;
+      const elsewhere = `${other}/${randomBytes(16).toString('hex')}.png`;
+      await store().put(early, samplePng(), 'image/png');
+      await store().put(elsewhere, samplePng(), 'image/png');
+      // S3 keeps LastModified in whole seconds.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const before = new Date();
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const late = `${reset}/${randomBytes(16).toString('hex')}.png`;
+      await store().put(late, samplePng(), 'image/png');
+
+      expect(await store().deleteProject(reset, before)).toBe(1);
+      expect(await store().get(early)).toBeNull();
+      expect(await store().get(late)).not.toBeNull();
+      expect(await store().get(elsewhere)).not.toBeNull();
+      expect(await store().deleteProject(reset, before)).toBe(0);
+      expect(await store().deleteProject('../x', new Date())).toBe(0);
+    });
+
     it('answers null for a key never put', async () => {
       expect(await store().get(keyOf())).toBeNull();
       expect(
