@@ -143,6 +143,16 @@ describeWith(engines)('distributed mode, one process per service', () => {
       STAMP_DNS_SERVERS: dns.address,
       // The webhook receiver is on loopback.
       STAMP_ALLOW_PRIVATE_TARGETS: 'true',
+      // Discovered at the first login only: listed by the accounts process without a provider.
+      STAMP_OIDC_PROVIDERS: JSON.stringify([
+        {
+          id: 'corp',
+          name: 'Corp',
+          issuer: 'http://127.0.0.1:9/',
+          clientId: 'c',
+          clientSecret: 's',
+        },
+      ]),
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_BSP_SCHEDULE_DELAY: '200',
     };
@@ -416,6 +426,16 @@ describeWith(engines)('distributed mode, one process per service', () => {
       headers: { ...session, 'x-project-id': '00000000-0000-7000-8000-000000000000' },
     });
     expect(elsewhere.status).toBe(404);
+    // OpenID Connect providers and billing caps, answered by the accounts process.
+    const oauth = await fetchJson(`${gateway}/auth/oauth-config`);
+    expect(oauth.body).toMatchObject({ data: { providers: [{ id: 'corp', name: 'Corp' }] } });
+    const limits = await fetchJson(
+      `${gateway}/users/@me/projects/${project?.id ?? ''}/billing-limits`,
+      {
+        headers: { ...session, 'x-project-id': project?.id ?? '' },
+      },
+    );
+    expect(limits.body).toMatchObject({ limits: { transactional: null } });
     // The verification email, asked for by the accounts process, sent by the sending process.
     await until(
       () => sink.messages.some((message) => message.envelope.to.includes('owner@example.org')),
