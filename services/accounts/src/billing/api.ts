@@ -45,7 +45,6 @@ import {
   ApiError,
   badRequest,
   cursorParam,
-  notFound,
   pageSizeParam,
   parse,
   requestIdOf,
@@ -57,7 +56,7 @@ import type Stripe from 'stripe';
 import { z } from 'zod';
 
 import { authorize, callerOfProject } from '../members/permissions.ts';
-import type { ProjectState } from '../projects/events.ts';
+import { assertLiveProject, type ProjectState } from '../projects/events.ts';
 import type { BillingCommands } from './commands.ts';
 import type { BillingState } from './events.ts';
 import {
@@ -177,7 +176,7 @@ export function billingRouter(deps: BillingRouterDeps): { router: Router; public
   /** The project, live. @throws ApiError 404 RESOURCE_NOT_FOUND. */
   async function liveProject(projectId: string): Promise<ProjectState> {
     const { state } = await deps.commands.load(projectId);
-    if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+    assertLiveProject(state);
     return state;
   }
 

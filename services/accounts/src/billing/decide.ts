@@ -8,9 +8,8 @@
  * caps, never pass their plan's. When the subscription ends, the caps set by hand apply again.
  */
 import { BILLING_CATEGORIES, type BillingCategory, type BillingLimits } from '@stamp/contracts';
-import { notFound } from '@stamp/http-kit';
 
-import type { ProjectState } from '../projects/events.ts';
+import { assertLiveProject, type ProjectState } from '../projects/events.ts';
 import type { BillingEvent, SubscriptionData } from './events.ts';
 
 /** Subscription statuses of the payment provider under which the plan's caps apply. */
@@ -35,10 +34,6 @@ export function sameLimits(a: BillingLimits | null, b: BillingLimits | null): bo
   return BILLING_CATEGORIES.every((category) => a[category] === b[category]);
 }
 
-function assertLive(state: ProjectState): void {
-  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
-}
-
 /**
  * Decides a change of the caps set by hand: the categories of `change` take their new cap (null:
  * no cap), the others keep theirs. One BillingLimitsChanged, or nothing when no cap changes.
@@ -49,7 +44,7 @@ export function setLimits(
   change: Partial<BillingLimits>,
   now: Date,
 ): BillingEvent[] {
-  assertLive(state);
+  assertLiveProject(state);
   const manual: BillingLimits = { ...state.billing.manual };
   for (const category of BILLING_CATEGORIES) {
     const cap = change[category];

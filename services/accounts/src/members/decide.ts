@@ -6,7 +6,7 @@
 import type { MemberRole } from '@stamp/contracts';
 import { conflict, notFound } from '@stamp/http-kit';
 
-import type { ProjectEvent, ProjectState } from '../projects/events.ts';
+import { assertLiveProject, type ProjectEvent, type ProjectState } from '../projects/events.ts';
 
 const memberNotFound = () => notFound('RESOURCE_NOT_FOUND', 'Member not found');
 
@@ -20,7 +20,7 @@ const lastOwner = (state: ProjectState, userId: string): boolean =>
  * @throws ApiError 409 CONFLICT when the user already is a member.
  */
 export function addMember(state: ProjectState, userId: string, role: MemberRole): ProjectEvent[] {
-  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  assertLiveProject(state);
   if (state.members[userId] !== undefined) throw conflict('This user already is a member');
   return [{ type: 'ProjectMemberAdded', data: { userId, role } }];
 }

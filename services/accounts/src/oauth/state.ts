@@ -6,9 +6,9 @@
  * public URL is https) holding a JWT (HS256, `jose`) signed with a key derived from the platform
  * secret, like the session token's, for this purpose.
  */
+import { cookieAttributes, cookieOf } from '@stamp/http-kit';
 import type { Secrets } from '@stamp/platform';
-import { parse } from 'cookie';
-import type { CookieOptions, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { jwtVerify, SignJWT } from 'jose';
 
 /** Name of the sign-in state cookie. */
@@ -38,16 +38,6 @@ export interface OauthState {
   returnTo: string;
 }
 
-/** Attributes of the cookie for a platform answering at `publicUrl`. */
-function attributes(publicUrl: string): CookieOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: COOKIE_PATH,
-    secure: publicUrl.startsWith('https:'),
-  };
-}
-
 /** Seals and reads sign-in states with a key derived from `secrets`. */
 export function oauthStates(secrets: Secrets, publicUrl: string, now: () => number = Date.now) {
   const key = secrets.derive('oauth-state');
@@ -68,14 +58,14 @@ export function oauthStates(secrets: Secrets, publicUrl: string, now: () => numb
         .setExpirationTime(issuedAt + OAUTH_STATE_TTL_S)
         .sign(key);
       res.cookie(OAUTH_STATE_COOKIE, token, {
-        ...attributes(publicUrl),
+        ...cookieAttributes(publicUrl, COOKIE_PATH),
         maxAge: OAUTH_STATE_TTL_S * 1000,
       });
     },
 
     /** Clears the state cookie: a state serves one callback. */
     clear(res: Response): void {
-      res.clearCookie(OAUTH_STATE_COOKIE, attributes(publicUrl));
+      res.clearCookie(OAUTH_STATE_COOKIE, cookieAttributes(publicUrl, COOKIE_PATH));
     },
 
     /**
@@ -83,9 +73,8 @@ export function oauthStates(secrets: Secrets, publicUrl: string, now: () => numb
      * or of another token kind.
      */
     async read(req: Request): Promise<OauthState | null> {
-      const header = req.headers.cookie;
-      const token = header === undefined ? undefined : parse(header)[OAUTH_STATE_COOKIE];
-      if (token === undefined || token === '') return null;
+      const token = cookieOf(req, OAUTH_STATE_COOKIE);
+      if (token === undefined) return null;
       try {
         const { payload } = await jwtVerify(token, key, {
           algorithms: [ALGORITHM],

@@ -2,7 +2,12 @@ import type { TrackingMode } from '@stamp/contracts';
 import { conflict, notFound, validationError, type FieldError } from '@stamp/http-kit';
 
 import { hashKey, isValidKey, keyHint, shareRandomPart } from '../keys.ts';
-import type { ProjectEvent, ProjectKeysIssued, ProjectState } from './events.ts';
+import {
+  assertLiveProject,
+  type ProjectEvent,
+  type ProjectKeysIssued,
+  type ProjectState,
+} from './events.ts';
 
 /** A plaintext key pair (`pk_…`, `sk_…`). Never stored; only hashed into events. */
 export interface KeyPair {
@@ -105,7 +110,7 @@ export function changeSettings(
   state: ProjectState,
   change: { name?: string | undefined; tracking?: TrackingMode | null | undefined },
 ): ProjectEvent[] {
-  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  assertLiveProject(state);
   const events: ProjectEvent[] = [];
   if (change.name !== undefined) {
     const trimmed = change.name.trim();
@@ -127,7 +132,7 @@ export function changeSettings(
  * @throws ApiError 404 RESOURCE_NOT_FOUND when it does not exist or was deleted.
  */
 export function deleteProject(state: ProjectState, at: Date): ProjectEvent[] {
-  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  assertLiveProject(state);
   return [{ type: 'ProjectDeleted', data: { deletedAt: at.toISOString() } }];
 }
 
@@ -136,6 +141,6 @@ export function deleteProject(state: ProjectState, at: Date): ProjectEvent[] {
  * @throws ApiError 404 RESOURCE_NOT_FOUND when it does not exist or was deleted.
  */
 export function resetProject(state: ProjectState, at: Date): ProjectEvent[] {
-  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+  assertLiveProject(state);
   return [{ type: 'ProjectReset', data: { resetAt: at.toISOString() } }];
 }

@@ -1,5 +1,6 @@
 /** Events of the `project-<id>` streams (accounts service). */
 import type { MemberRole, TrackingMode } from '@stamp/contracts';
+import { notFound } from '@stamp/http-kit';
 import type { StreamModel } from '@stamp/platform';
 
 import {
@@ -227,3 +228,11 @@ export const projectModel: StreamModel<ProjectState, ProjectEvent> = {
   evolve: evolveProject,
   types: new Set(PROJECT_EVENT_TYPES),
 };
+
+/**
+ * Asserts a project that exists and was not deleted (the check of every project command).
+ * @throws ApiError 404 RESOURCE_NOT_FOUND otherwise.
+ */
+export function assertLiveProject(state: ProjectState): void {
+  if (!state.exists || state.deleted) throw notFound('RESOURCE_NOT_FOUND', 'Project not found');
+}
