@@ -11,6 +11,9 @@ export default tseslint.config(
       'coverage/**',
       '**/target/**',
       '.engines/**',
+      '**/dist/**',
+      'artifacts/**',
+      'packages/dashboard/app/src/api/schema.d.ts',
       'eslint.config.mjs',
       'jest.config.cjs',
     ],
@@ -28,6 +31,13 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unnecessary-condition': 'off',
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // React's event handlers are commonly written as arrow shorthands around a state setter.
+    files: ['**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
   },
   {

@@ -983,6 +983,8 @@ describe('deploy/Dockerfile', () => {
   it('builds on Node 24 with the locked dependencies and runs as the unprivileged user', () => {
     expect(dockerfile).toMatch(/^FROM node:24-bookworm-slim$/m);
     expect(dockerfile).toMatch(/pnpm install --frozen-lockfile --prod=false/);
+    // The dashboard's build, served by the gateway.
+    expect(dockerfile).toMatch(/pnpm run dashboard/);
     // uid 1000 in the node image, the runAsUser of the Kubernetes manifests.
     expect(dockerfile).toMatch(/^USER node$/m);
   });

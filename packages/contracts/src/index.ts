@@ -4,6 +4,11 @@
  * types they share. Services import each other only through these.
  */
 
+import type { MemberRole } from './permissions.ts';
+
+/** A role in a project (API reference, "Enums"). */
+export type { MemberRole };
+
 /** The caller of a request, resolved from its API key by the gateway (spec part 5). */
 export interface Caller {
   /** The project acted on; empty on a user's own routes (`/users/@me`, its project list). */
@@ -110,9 +115,6 @@ export interface KeysApi {
    */
   resolveSession(token: string, projectId: string | null): Promise<SessionResolution | null>;
 }
-
-/** A role in a project (API reference, "Enums"). */
-export type MemberRole = 'OWNER' | 'ADMIN' | 'MEMBER';
 
 /** What {@link KeysApi.resolveSession} answers for a valid session. */
 export interface SessionResolution {

@@ -1,4 +1,5 @@
 import type { KeysApi } from '@stamp/contracts';
+import { dashboardRouter } from '@stamp/dashboard';
 import {
   bodyGuard,
   DEFAULT_BODY_TIMEOUT_MS,
@@ -63,6 +64,11 @@ export interface GatewayOptions {
    * first request for it, so a process that is never asked holds no document.
    */
   openApi?: () => OpenApiDocument | Promise<OpenApiDocument>;
+  /**
+   * Folder of the dashboard's production build (`@stamp/dashboard`'s `DASHBOARD_DIST`), served
+   * at this origin; without it, no dashboard is served.
+   */
+  dashboardFolder?: string;
 }
 
 /** The files of `swagger-ui-dist` the reference page loads. */
@@ -91,7 +97,8 @@ export const DEFAULT_BODY_LIMIT_BYTES = 45 * 1024 * 1024;
  * read), unauthenticated probes and config (`GET /healthz` → `{status:'ok'}`, `GET /readyz` →
  * 200 `{status:'ready'}` or 503 `{status:'starting'}`, `GET /config` → `{features}`), the API
  * reference (`GET /openapi.json`: the OpenAPI document; `GET /docs`: Swagger UI, its assets
- * under `/docs/` from `swagger-ui-dist`), every
+ * under `/docs/` from `swagger-ui-dist`), the dashboard's pages and files when `dashboardFolder`
+ * is given (`@stamp/dashboard`: `/`, `/login`, …, `/p/<project>/…`, `/assets/…`), every
  * module's `publicRouter` (no API key; each reads only its own small form bodies), API-key or
  * session authentication (spec part 5; reads headers only, so a bad key is answered 401 before
  * a body is read), per-project rate limit (429 RATE_LIMIT_EXCEEDED), the JSON body (malformed → 400
@@ -144,6 +151,8 @@ export function createGateway(options: GatewayOptions): express.Express {
       next();
     }
   });
+
+  if (options.dashboardFolder !== undefined) app.use(dashboardRouter(options.dashboardFolder));
 
   // Public keys are meant for browsers (spec part 5, rule 2): /v1/track answers CORS preflights
   // before authentication and allows any origin; credentials travel in the Authorization header.

@@ -1,4 +1,5 @@
 // First: starts OpenTelemetry before the modules it instruments are loaded.
+import { DASHBOARD_DIST } from '@stamp/dashboard';
 import { telemetry } from '@stamp/platform/telemetry/register.ts';
 import {
   type KeysApi,
@@ -91,6 +92,7 @@ runMain(
         isReady: () => ready,
         // The API's document as committed (docs/openapi.json): this process hosts no service.
         openApi: committedOpenApiDocument,
+        dashboardFolder: DASHBOARD_DIST,
         features: {
           smtpRelay: env.STAMP_SMTP_RELAY === 'true',
           localOutbox: true,

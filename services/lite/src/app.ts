@@ -1,3 +1,4 @@
+import { DASHBOARD_DIST } from '@stamp/dashboard';
 import { createAccountsService, oidcProvidersOf, stripeSettingsOf } from '@stamp/accounts';
 import { createCampaignsService, throttleOf } from '@stamp/campaigns';
 import { createActivityService } from '@stamp/activity';
@@ -175,6 +176,7 @@ export async function startStamp(config: StampConfig, logger: Logger): Promise<S
     isReady: () => ready,
     // The route documents (and their response schemas) load at the first request for them.
     openApi: async () => (await import('./openapi.ts')).stampOpenApiDocument(),
+    dashboardFolder: DASHBOARD_DIST,
     features: {
       smtpRelay: relay !== undefined,
       localOutbox: true,

@@ -1,51 +1,14 @@
 /**
- * Who may do what in a project (spec part 2, "Project"; API reference, "Dashboard authentication
- * and members"): the one table of guarded actions, checked by {@link authorize}. The project's
- * secret key acts as an OWNER of its project; a member's session acts with the member's role.
- *
- * | action           | OWNER | ADMIN | MEMBER |
- * |------------------|-------|-------|--------|
- * | resources        | yes   | yes   | yes    |  contacts, templates, campaigns, … (every other route)
- * | members.read     | yes   | yes   | yes    |
- * | members.manage   | yes   | yes   | no     |  invite, remove, change roles below OWNER
- * | owners.manage    | yes   | no    | no     |  make or unmake an OWNER
- * | keys.manage      | yes   | yes   | no     |  regenerate the API keys
- * | project.update   | yes   | yes   | no     |  rename, tracking
- * | project.delete   | yes   | no    | no     |
- * | project.reset    | yes   | no    | no     |  wipe the project's data
- * | billing.read     | yes   | yes   | no     |  caps, consumption, invoices
- * | billing.manage   | yes   | yes   | no     |  change the caps, checkout, billing portal
- *
- * Every member may leave; the last OWNER can neither leave nor be demoted.
+ * Checks of who may do what in a project; the table itself is `@stamp/contracts/permissions`.
+ * The project's secret key acts as an OWNER of its project; a member's session acts with the
+ * member's role.
  */
 import type { Caller, MemberRole } from '@stamp/contracts';
+import { type Action, may, PERMISSIONS } from '@stamp/contracts/permissions';
 import { ApiError, caller, forbidden } from '@stamp/http-kit';
 import type { Request, Response } from 'express';
 
-/** A guarded action. */
-export type Action =
-  | 'members.read'
-  | 'members.manage'
-  | 'owners.manage'
-  | 'keys.manage'
-  | 'project.update'
-  | 'project.delete'
-  | 'project.reset'
-  | 'billing.read'
-  | 'billing.manage';
-
-/** The roles allowed each action. */
-export const PERMISSIONS: Readonly<Record<Action, readonly MemberRole[]>> = {
-  'members.read': ['OWNER', 'ADMIN', 'MEMBER'],
-  'members.manage': ['OWNER', 'ADMIN'],
-  'owners.manage': ['OWNER'],
-  'keys.manage': ['OWNER', 'ADMIN'],
-  'project.update': ['OWNER', 'ADMIN'],
-  'project.delete': ['OWNER'],
-  'project.reset': ['OWNER'],
-  'billing.read': ['OWNER', 'ADMIN'],
-  'billing.manage': ['OWNER', 'ADMIN'],
-};
+export { type Action, PERMISSIONS } from '@stamp/contracts/permissions';
 
 /** The role `caller` acts with in its project: its member role, OWNER for a secret key. */
 export function roleOf(caller: Caller): MemberRole | null {
@@ -60,7 +23,7 @@ export function roleOf(caller: Caller): MemberRole | null {
 export function authorize(caller: Caller, action: Action): void {
   const role = roleOf(caller);
   const allowed = PERMISSIONS[action];
-  if (role === null || !allowed.includes(role)) {
+  if (!may(role, action)) {
     throw new ApiError(403, 'FORBIDDEN', `Only ${allowed.join(' or ')} members may do this`);
   }
 }

@@ -1,0 +1,52 @@
+/**
+ * Vite's configuration of the dashboard: the app in `app/`, its production build in `dist/`
+ * (hashed files under `dist/assets/`, served by the gateway). `vite --config
+ * packages/dashboard/vite.config.ts` serves it for development, passing API calls through to a
+ * platform on `STAMP_DEV_API` (http://localhost:3000 by default).
+ */
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const api = process.env.STAMP_DEV_API ?? 'http://localhost:3000';
+
+/** Paths the development server passes to the platform: everything but the app's pages. */
+const apiPrefixes = [
+  '/auth',
+  '/users',
+  '/projects/',
+  '/contacts',
+  '/templates',
+  '/campaigns',
+  '/segments',
+  '/workflows',
+  '/domains',
+  '/events',
+  '/activity',
+  '/analytics',
+  '/emails',
+  '/outbox',
+  '/inbound',
+  '/suppressions',
+  '/webhook-endpoints',
+  '/uploads',
+  '/images',
+  '/config',
+  '/v1',
+];
+
+export default defineConfig({
+  root: new URL('./app', import.meta.url).pathname,
+  plugins: [react()],
+  build: {
+    outDir: new URL('./dist', import.meta.url).pathname,
+    emptyOutDir: true,
+    sourcemap: false,
+    reportCompressedSize: false,
+    chunkSizeWarningLimit: 1500,
+  },
+  server: {
+    proxy: Object.fromEntries(
+      apiPrefixes.map((prefix) => [prefix, { target: api, changeOrigin: false }]),
+    ),
+  },
+});
