@@ -1,6 +1,6 @@
 /**
  * Vite's configuration of the dashboard: the app in `app/`, its production build in `dist/`
- * (hashed files under `dist/assets/`, served by the gateway). `vite --config
+ * (hashed files under `dist/assets/`, served by the gateway), or in `STAMP_DASHBOARD_DIST`. `vite --config
  * packages/dashboard/vite.config.ts` serves it for development, passing API calls through to a
  * platform on `STAMP_DEV_API` (http://localhost:3000 by default).
  */
@@ -38,7 +38,7 @@ export default defineConfig({
   root: new URL('./app', import.meta.url).pathname,
   plugins: [react()],
   build: {
-    outDir: new URL('./dist', import.meta.url).pathname,
+    outDir: process.env.STAMP_DASHBOARD_DIST ?? new URL('./dist', import.meta.url).pathname,
     emptyOutDir: true,
     sourcemap: false,
     reportCompressedSize: false,

@@ -13,8 +13,11 @@ import { fileURLToPath } from 'node:url';
 /** The package's folder (`packages/dashboard`). */
 export const DASHBOARD_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Where the production build is written and served from. */
-export const DASHBOARD_DIST = join(DASHBOARD_ROOT, 'dist');
+/**
+ * Where the production build is written and served from: `STAMP_DASHBOARD_DIST`, by default the
+ * package's `dist/`.
+ */
+export const DASHBOARD_DIST = process.env.STAMP_DASHBOARD_DIST ?? join(DASHBOARD_ROOT, 'dist');
 
 /** File in `dist/` holding the fingerprint of the sources the build was made from. */
 const FINGERPRINT_FILE = 'build-fingerprint.txt';
