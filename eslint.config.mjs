@@ -12,6 +12,7 @@ export default tseslint.config(
       '**/target/**',
       '.engines/**',
       '**/dist/**',
+      'packages/dashboard/.bench-*/**',
       'artifacts/**',
       'packages/dashboard/app/src/api/schema.d.ts',
       'eslint.config.mjs',

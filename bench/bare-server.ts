@@ -26,6 +26,25 @@ const page = {
 app.get('/page', (_req, res) => {
   res.json(page);
 });
+/**
+ * A page that fetches `/page` and renders it as a table, the baseline of the dashboard
+ * benchmark's contacts page (the same browser, no framework).
+ */
+app.get('/table', (_req, res) => {
+  res.type('html')
+    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Contacts</title></head>
+<body><main><h1>Contacts</h1><table><thead><tr><th>Email</th><th>Subscribed</th></tr></thead><tbody></tbody></table></main>
+<script>
+fetch('/page').then((response) => response.json()).then((page) => {
+  const body = document.querySelector('tbody');
+  for (const contact of page.data) {
+    const row = body.insertRow();
+    row.insertCell().textContent = contact.email;
+    row.insertCell().textContent = String(contact.subscribed);
+  }
+});
+</script></body></html>`);
+});
 /** A redirect, the baseline of the tracking benchmark's click redirects. */
 app.get('/redirect', (_req, res) => {
   res.redirect(302, 'https://example.org/landing');

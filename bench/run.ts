@@ -1,7 +1,8 @@
 /**
  * `./pnpmw bench <name>`: runs one benchmark of this folder and prints one line per figure.
  * Benchmarks: track, send, memory, restart, million, import, bulk, mongo-views, kafka-clients,
- * distributed, campaign, segments, workflows, tracking, dsn, webhooks, logins, analytics. They are measurements, not tests.
+ * distributed, campaign, segments, workflows, tracking, dsn, webhooks, logins, analytics,
+ * dashboard. They are measurements, not tests.
  */
 const benchmarks = [
   'track',
@@ -22,6 +23,7 @@ const benchmarks = [
   'webhooks',
   'logins',
   'analytics',
+  'dashboard',
 ] as const;
 const name = process.argv[2] ?? '';
 if (!(benchmarks as readonly string[]).includes(name)) {

@@ -6,6 +6,7 @@
  */
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { compression } from 'vite-plugin-compression2';
 
 const api = process.env.STAMP_DEV_API ?? 'http://localhost:3000';
 
@@ -36,7 +37,9 @@ const apiPrefixes = [
 
 export default defineConfig({
   root: new URL('./app', import.meta.url).pathname,
-  plugins: [react()],
+  // Brotli and gzip copies of the built files (`<file>.br`, `<file>.gz`), served to browsers that
+  // accept them.
+  plugins: [react(), compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 1024 })],
   build: {
     outDir: process.env.STAMP_DASHBOARD_DIST ?? new URL('./dist', import.meta.url).pathname,
     emptyOutDir: true,

@@ -1,12 +1,14 @@
 /**
  * Serving the dashboard's build over a real socket: its pages answer `index.html` with the
- * dashboard's security policy, its hashed files are cached for a year, other paths (the API's)
+ * dashboard's security policy, its hashed files are cached for a year (Brotli copies to browsers
+ * that accept them), other paths (the API's)
  * pass through, and a missing build answers 503 with how to make it.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { brotliCompressSync } from 'node:zlib';
 
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 import express from 'express';
@@ -30,6 +32,7 @@ describe('the dashboard router', () => {
   mkdirSync(join(built, 'assets'));
   writeFileSync(join(built, 'index.html'), '<!doctype html><title>Stamp</title>');
   writeFileSync(join(built, 'assets', 'index-abc123.js'), 'console.log(1)');
+  writeFileSync(join(built, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log(1)'));
   let served: { url: string; server: Server };
 
   beforeAll(async () => {
@@ -52,9 +55,19 @@ describe('the dashboard router', () => {
   );
 
   it('serves hashed files for a year and leaves the API its paths', async () => {
-    const asset = await fetch(`${served.url}/assets/index-abc123.js`);
+    const asset = await fetch(`${served.url}/assets/index-abc123.js`, {
+      headers: { 'accept-encoding': 'br, gzip' },
+    });
     expect(asset.status).toBe(200);
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // The Brotli copy, to a browser that accepts it (fetch decompresses it).
+    expect(asset.headers.get('content-encoding')).toBe('br');
+    expect(await asset.text()).toBe('console.log(1)');
+    const plain = await fetch(`${served.url}/assets/index-abc123.js`, {
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(plain.headers.get('content-encoding')).toBeNull();
+    expect(await plain.text()).toBe('console.log(1)');
     for (const path of ['/contacts', '/assets/missing.js', '/p/', '/v1/send']) {
       const response = await fetch(served.url + path);
       expect({ path, status: response.status, body: await response.json() }).toEqual({

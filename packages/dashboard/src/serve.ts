@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 import express from 'express';
+import expressStaticGzip from 'express-static-gzip';
 
 /** Pages outside a project (account emails link to `/verify-email` and `/reset-password`). */
 export const DASHBOARD_PAGES: ReadonlySet<string> = new Set([
@@ -50,22 +51,21 @@ const NOT_BUILT_PAGE = `<!doctype html>
 /**
  * The router serving the build in `folder` (the package's `dist/`): `GET|HEAD` of a dashboard
  * page → `index.html` (`Cache-Control: no-cache`, {@link DASHBOARD_CSP}); `/assets/<file>` →
- * the file (`Cache-Control: public, max-age=31536000, immutable`; its name carries its hash);
+ * the file, its Brotli or gzip copy when the browser accepts one (`Cache-Control: public,
+ * max-age=31536000, immutable`; its name carries its hash);
  * other requests pass through. Without a build, the pages answer 503 with a page saying how to
  * build it.
  */
 export function dashboardRouter(folder: string): express.Router {
   const router = express.Router();
   const index = join(folder, 'index.html');
-  router.use(
-    '/assets',
-    express.static(join(folder, 'assets'), {
-      index: false,
-      fallthrough: true,
-      immutable: true,
-      maxAge: 31_536_000_000,
-    }),
-  );
+  const assets: express.RequestHandler = expressStaticGzip(join(folder, 'assets'), {
+    enableBrotli: true,
+    orderPreference: ['br', 'gz'],
+    index: false,
+    serveStatic: { index: false, fallthrough: true, immutable: true, maxAge: 31_536_000_000 },
+  });
+  router.use('/assets', assets);
   router.get('/favicon.svg', (_req, res, next) => {
     const file = join(folder, 'favicon.svg');
     if (!existsSync(file)) {

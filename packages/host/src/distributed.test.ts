@@ -406,7 +406,7 @@ describeWith(engines)('distributed mode, one process per service', () => {
     expect(security.body).toMatchObject({ error: { code: 'PROJECT_ACCESS_DENIED' } });
   }, 90_000);
 
-  it('signs a user up through the gateway and serves the dashboard routes to the session', async () => {
+  it('signs a user up through the gateway, serves the dashboard routes to the session and the dashboard itself', async () => {
     const signup = await fetchJson(`${gateway}/auth/signup`, {
       method: 'POST',
       body: { email: 'owner@example.org', password: 'correct horse battery' },
@@ -436,6 +436,15 @@ describeWith(engines)('distributed mode, one process per service', () => {
       },
     );
     expect(limits.body).toMatchObject({ limits: { transactional: null } });
+    // The gateway serves the dashboard's pages and its built files.
+    const page = await fetch(`${gateway}/p/${project?.id ?? ''}/contacts`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1] ?? '';
+    expect(script).not.toBe('');
+    const asset = await fetch(gateway + script);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
     // The verification email, asked for by the accounts process, sent by the sending process.
     await until(
       () => sink.messages.some((message) => message.envelope.to.includes('owner@example.org')),
