@@ -20,9 +20,16 @@ const contrast: CSSVariablesResolver = () => ({
   light: {
     '--mantine-color-dimmed': 'var(--mantine-color-gray-7)',
     '--mantine-color-placeholder': 'var(--mantine-color-gray-7)',
-    // Text on light yellow and orange alerts and badges: dark enough on their pale background.
+    // Field errors (the message and the input's text): Mantine's red 6 is 3.3:1 on white.
+    '--mantine-color-error': 'var(--mantine-color-red-9)',
+    // Text on light yellow, orange and green alerts and badges: dark enough on their pale
+    // background.
     '--mantine-color-yellow-light-color': '#6b4400',
     '--mantine-color-orange-light-color': '#8a2f00',
+    '--mantine-color-green-light-color': '#1b5e2a',
+    // Links and light buttons of the primary colour, also when hovered (4.5:1 at least).
+    '--mantine-color-blue-light-color': 'var(--mantine-color-blue-9)',
+    '--mantine-primary-color-light-color': 'var(--mantine-color-blue-9)',
   },
   dark: {},
 });
