@@ -59,6 +59,7 @@ const routes: { method: string; path: string; page?: true }[] = [
   { method: 'GET', path: '/segments/:id/contacts' },
   { method: 'POST', path: '/segments/:id/members' },
   { method: 'DELETE', path: '/segments/:id/members' },
+  { method: 'POST', path: '/segments/count' },
   { method: 'POST', path: '/segments/:id/refresh' },
   { method: 'POST', path: '/segments/:id/compute' },
   { method: 'GET', path: '/campaigns' },

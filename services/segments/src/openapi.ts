@@ -11,7 +11,13 @@ import {
 } from '@stamp/http-kit';
 import { z } from 'zod';
 
-import { createBody, membersBody, removeMembersBody, updateBody } from './segments/api.ts';
+import {
+  countBody,
+  createBody,
+  membersBody,
+  removeMembersBody,
+  updateBody,
+} from './segments/api.ts';
 
 /** A segment as the routes answer it (spec part 2, "Segment"). */
 const segmentSchema = z
@@ -159,6 +165,17 @@ export const SEGMENTS_ROUTES: readonly RouteDoc[] = [
       },
       400: { description: 'Not a static segment, or a malformed request' },
       ...notFound,
+    },
+  },
+  {
+    method: 'post',
+    path: '/segments/count',
+    summary: 'Count the contacts a condition matches now, saving nothing',
+    auth: 'secret',
+    body: countBody.extend({ condition: filterConditionSchema }),
+    responses: {
+      200: { description: 'The count', schema: z.object({ count: z.int().min(0) }) },
+      422: { description: 'A malformed condition (the path names the filter)' },
     },
   },
   {

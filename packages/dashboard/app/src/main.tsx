@@ -2,7 +2,13 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 
-import { createTheme, type CSSVariablesResolver, MantineProvider } from '@mantine/core';
+import {
+  createTheme,
+  type CSSVariablesResolver,
+  MantineProvider,
+  Modal,
+  Notification,
+} from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { MutationCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
@@ -12,7 +18,18 @@ import { createBrowserRouter, RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
 import { routes } from './routes';
 
-const theme = createTheme({ primaryColor: 'blue', defaultRadius: 'md', primaryShade: 8 });
+const theme = createTheme({
+  primaryColor: 'blue',
+  defaultRadius: 'md',
+  primaryShade: 8,
+  // Close buttons carry an icon only: give them a name screen readers can say.
+  components: {
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Notification: Notification.extend({
+      defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss the notification' } },
+    }),
+  },
+});
 
 /** Secondary text and placeholders dark enough for WCAG AA contrast (4.5:1) on white. */
 const contrast: CSSVariablesResolver = () => ({

@@ -2,14 +2,13 @@
  * The dashboard in Chromium: signing up, the project's overview and onboarding checklist, signing
  * out and in again, and the password-reset request.
  */
-import { browserUnavailable } from '@stamp/testkit/browser.ts';
 
-import { checkPage, type DashboardHarness, startDashboardHarness } from './harness.ts';
-
-const unavailable = browserUnavailable();
-if (unavailable !== undefined)
-  console.warn(`Skipping the dashboard's browser tests: ${unavailable}`);
-const describeBrowser = unavailable === undefined ? describe : describe.skip;
+import {
+  checkPage,
+  describeBrowser,
+  type DashboardHarness,
+  startDashboardHarness,
+} from './harness.ts';
 
 describeBrowser('the dashboard: accounts', () => {
   let harness: DashboardHarness;

@@ -3,17 +3,16 @@
  * with copy buttons, publishing the DKIM record on the test DNS server and "Check now" verifying
  * it, removing a domain; then the analytics of an email sent from the verified domain.
  */
-import { browserUnavailable } from '@stamp/testkit/browser.ts';
 import { eventually } from '@stamp/testkit/eventually.ts';
-import type { Page } from 'playwright-core';
 
 import { call, TEST_KEYS } from '../testing.ts';
-import { checkPage, type DashboardHarness, startDashboardHarness } from './harness.ts';
-
-const unavailable = browserUnavailable();
-if (unavailable !== undefined)
-  console.warn(`Skipping the dashboard's browser tests: ${unavailable}`);
-const describeBrowser = unavailable === undefined ? describe : describe.skip;
+import {
+  checkPage,
+  describeBrowser,
+  type DashboardHarness,
+  signUp,
+  startDashboardHarness,
+} from './harness.ts';
 
 interface DomainRecord {
   type: string;
@@ -21,17 +20,6 @@ interface DomainRecord {
   value: string;
   purpose: string;
   status: string;
-}
-
-/** Signs up through the form (the first user owns the default project); answers its id. */
-async function signUp(page: Page, email: string): Promise<string> {
-  await page.goto('/signup');
-  await page.getByLabel('Name').fill('Ada Lovelace');
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel(/^Password/).fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.waitForURL(/\/p\/[^/]+$/);
-  return decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '');
 }
 
 describeBrowser('the dashboard: domains and analytics', () => {
@@ -48,7 +36,7 @@ describeBrowser('the dashboard: domains and analytics', () => {
   it('adds a domain, shows its DNS records, verifies it with "Check now", removes another', async () => {
     const { context, page } = await harness.newPage();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.url });
-    const projectId = await signUp(page, 'ada@example.org');
+    const { projectId } = await signUp(page, 'Ada Lovelace', 'ada@example.org');
 
     await page
       .getByRole('navigation', { name: 'Project pages' })

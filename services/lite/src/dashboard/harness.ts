@@ -6,6 +6,7 @@
 import { isBuildCurrent } from '@stamp/dashboard';
 import {
   accessibilityViolations,
+  browserUnavailable,
   keyboardUnreachable,
   launchBrowser,
   screenshot,
@@ -17,6 +18,18 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 import type { Stamp } from '../app.ts';
 import { startTestStamp } from '../testing.ts';
+
+const unavailable = browserUnavailable();
+if (unavailable !== undefined)
+  console.warn(`Skipping the dashboard's browser tests: ${unavailable}`);
+
+/**
+ * `describe` where Chromium can run, else `describe.skip` (the reason printed once per file):
+ * the block of every browser test. Its tests get 3 minutes each, as a browser on a busy machine
+ * is slow; a step waits 30 s at most.
+ */
+export const describeBrowser = unavailable === undefined ? describe : describe.skip;
+jest.setTimeout(180_000);
 
 /** What {@link startDashboardHarness} started. */
 export interface DashboardHarness {
@@ -76,7 +89,7 @@ export async function startDashboardHarness(
         baseURL: url,
         viewport: { width: 1280, height: 900 },
       });
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(30_000);
       return { context, page: await context.newPage() };
     },
     async emailLink(to, pathname) {
@@ -112,4 +125,33 @@ export async function checkPage(page: Page, name: string): Promise<void> {
   expect(await accessibilityViolations(page)).toEqual([]);
   expect(await keyboardUnreachable(page)).toEqual([]);
   await screenshot(page, name);
+}
+
+/** The password of the users the tests sign up. */
+export const TEST_PASSWORD = 'correct horse battery';
+
+/** A project's pages: `/p/<id>` and the id. */
+export interface ProjectPages {
+  path: string;
+  projectId: string;
+}
+
+/**
+ * Fills and sends the sign-up form of the current page (`/signup`, perhaps opened from an
+ * invitation) with {@link TEST_PASSWORD}, and waits for the project's overview.
+ */
+export async function submitSignUp(page: Page, name: string, email: string): Promise<ProjectPages> {
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel(/^Password/).fill(TEST_PASSWORD);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL(/\/p\/[^/]+$/);
+  const path = new URL(page.url()).pathname;
+  return { path, projectId: decodeURIComponent(path.split('/')[2] ?? '') };
+}
+
+/** Opens `/signup` and signs up (the first user owns the default project). */
+export async function signUp(page: Page, name: string, email: string): Promise<ProjectPages> {
+  await page.goto('/signup');
+  return submitSignUp(page, name, email);
 }

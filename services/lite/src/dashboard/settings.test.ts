@@ -5,29 +5,19 @@
  * billing caps, usage and errors, suppressions, and key regeneration as the OWNER. (The analytics
  * page is visited by `domains.test.ts`, after an email from the verified domain.)
  */
-import { browserUnavailable } from '@stamp/testkit/browser.ts';
 import { eventually } from '@stamp/testkit/eventually.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '@stamp/testkit/webhook-receiver.ts';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import { call, TEST_KEYS } from '../testing.ts';
-import { checkPage, type DashboardHarness, startDashboardHarness } from './harness.ts';
-
-const unavailable = browserUnavailable();
-if (unavailable !== undefined)
-  console.warn(`Skipping the dashboard's browser tests: ${unavailable}`);
-const describeBrowser = unavailable === undefined ? describe : describe.skip;
-
-const PASSWORD = 'correct horse battery';
-
-/** Fills and sends the sign-up form (the page is on /signup, with or without an invitation). */
-async function signUp(page: Page, name: string, email: string): Promise<void> {
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel(/^Password/).fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign up' }).click();
-  await page.waitForURL(/\/p\/[^/]+$/);
-}
+import {
+  checkPage,
+  describeBrowser,
+  type DashboardHarness,
+  signUp,
+  submitSignUp,
+  startDashboardHarness,
+} from './harness.ts';
 
 describeBrowser('the dashboard: settings and webhooks', () => {
   let harness: DashboardHarness;
@@ -40,9 +30,7 @@ describeBrowser('the dashboard: settings and webhooks', () => {
     receiver = await startWebhookReceiver();
     harness = await startDashboardHarness({ STAMP_ALLOW_PRIVATE_TARGETS: 'true' });
     owner = await harness.newPage();
-    await owner.page.goto('/signup');
-    await signUp(owner.page, 'Olive Owner', 'olive@example.org');
-    projectId = decodeURIComponent(new URL(owner.page.url()).pathname.split('/')[2] ?? '');
+    ({ projectId } = await signUp(owner.page, 'Olive Owner', 'olive@example.org'));
   });
 
   afterAll(async () => {
@@ -79,7 +67,7 @@ describeBrowser('the dashboard: settings and webhooks', () => {
     const member = await harness.newPage();
     await member.page.goto(await harness.emailLink('mia@example.org', '/signup'));
     await member.page.getByText('You were invited to a project').waitFor();
-    await signUp(member.page, 'Mia Member', 'mia@example.org');
+    await submitSignUp(member.page, 'Mia Member', 'mia@example.org');
     expect(member.page.url()).toContain(`/p/${projectId}`);
     const mp = member.page;
 

@@ -115,6 +115,43 @@ describe('dynamic segments', () => {
     expect(refreshed.body).toMatchObject({ memberCount: 1 });
   });
 
+  it('counts the contacts a condition matches without saving a segment', async () => {
+    const before = (await p1.request('GET', '/segments')).body as Segment[];
+    const pro = await p1.request('POST', '/segments/count', {
+      condition: filterOf('data.plan', 'equals', 'pro'),
+    });
+    expect(pro).toMatchObject({ status: 200, body: { count: 3 } });
+    const subscribedPro = await p1.request('POST', '/segments/count', {
+      condition: {
+        logic: 'AND',
+        groups: [
+          {
+            filters: [
+              { field: 'data.plan', operator: 'equals', value: 'pro' },
+              { field: 'subscribed', operator: 'equals', value: true },
+            ],
+          },
+        ],
+      },
+    });
+    expect(subscribedPro.body).toEqual({ count: 2 });
+    // Another project's contacts are not counted; nothing was saved.
+    expect(
+      (
+        await p2.request('POST', '/segments/count', {
+          condition: filterOf('email', 'contains', 'e'),
+        })
+      ).body,
+    ).toEqual({ count: 1 });
+    expect((await p1.request('GET', '/segments')).body).toEqual(before);
+    const bad = await p1.request('POST', '/segments/count', {
+      condition: filterOf('data.plan', 'triggered'),
+    });
+    expect(bad.status).toBe(422);
+    expect(JSON.stringify(bad.body)).toContain('condition.groups.0.filters.0.operator');
+    expect((await p1.request('POST', '/segments/count', {})).status).toBe(422);
+  });
+
   it('refuses bad conditions with 422 naming the path, STATIC with a condition, DYNAMIC without', async () => {
     const bad = await p1.request('POST', '/segments', {
       name: 'Bad',

@@ -64,6 +64,9 @@ export const updateBody = z.object({
   trackMembership: z.boolean().optional(),
 });
 
+/** Body of POST /segments/count. */
+export const countBody = z.object({ condition: z.unknown() });
+
 /** Body of POST /segments/:id/members. */
 export const membersBody = z.object({
   emails: z.array(z.string().max(320)).min(1).max(MAX_MEMBER_EMAILS),
@@ -93,6 +96,9 @@ function tallied(emails: readonly string[], outcomes: ReadonlyMap<string, Member
  * - GET /segments → 200 array of the project's segments, oldest first (not paginated).
  * - POST /segments → 201 the segment (members counted); 422 for a bad body or condition
  *   (field path such as `condition.groups.0.filters.1.operator`).
+ * - POST /segments/count `{condition}` → 200 `{count}`: the contacts the condition matches now,
+ *   nothing saved (the live count of a segment or an audience filter being edited); 422 as for
+ *   POST /segments.
  * - GET /segments/:id → 200 the segment with its cached `memberCount`; 404 SEGMENT_NOT_FOUND.
  * - PATCH /segments/:id → 200 the segment (recounted when its condition changed).
  * - DELETE /segments/:id → 200 `{success: true, id}`.
@@ -347,6 +353,13 @@ export function segmentsRouter(deps: SegmentsRouterDeps): Router {
       notMembers: tally('not_member'),
       notFound: tally('not_found'),
     });
+  });
+
+  router.post('/segments/count', async (req, res) => {
+    const { projectId } = caller(res);
+    const body = parse(countBody, req.body ?? {});
+    const condition = await membership.validate(projectId, body.condition);
+    res.json({ count: await membership.countMatching(projectId, condition) });
   });
 
   router.post('/segments/:id/refresh', async (req, res) => {

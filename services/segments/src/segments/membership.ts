@@ -40,6 +40,11 @@ export interface SegmentMembership {
   resolver(projectId: string): Promise<SegmentResolver>;
   /** The number of the segment's live members now. */
   count(segment: KnownSegment): Promise<number>;
+  /**
+   * The number of the project's live contacts that `condition` (validated by `validate`) matches
+   * now: the count of a segment or an audience filter before it is saved.
+   */
+  countMatching(projectId: string, condition: Condition): Promise<number>;
 }
 
 /** Builds the membership queries over the segments and audience views. */
@@ -95,6 +100,14 @@ export function createSegmentMembership(
 
     async count(segment) {
       return audience.countDocuments(await membership.filter(segment));
+    },
+
+    async countMatching(projectId, condition) {
+      const compiled = compileCondition(condition, {
+        now: now(),
+        resolveSegment: await resolverOf(projectId),
+      });
+      return audience.countDocuments({ $and: [liveContacts(projectId), compiled] });
     },
   };
   return membership;
