@@ -32,6 +32,7 @@ describe('the dashboard router', () => {
   mkdirSync(join(built, 'assets'));
   writeFileSync(join(built, 'index.html'), '<!doctype html><title>Stamp</title>');
   writeFileSync(join(built, 'assets', 'index-abc123.js'), 'console.log(1)');
+  writeFileSync(join(built, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
   writeFileSync(join(built, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log(1)'));
   let served: { url: string; server: Server };
 
@@ -76,6 +77,9 @@ describe('the dashboard router', () => {
         body: { api: true },
       });
     }
+    const icon = await fetch(`${served.url}/favicon.svg`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toContain('image/svg+xml');
     const post = await fetch(`${served.url}/login`, { method: 'POST' });
     expect(post.status).toBe(404);
   });

@@ -66,9 +66,9 @@ export function dashboardRouter(folder: string): express.Router {
     serveStatic: { index: false, fallthrough: true, immutable: true, maxAge: 31_536_000_000 },
   });
   router.use('/assets', assets);
-  router.get('/favicon.svg', (_req, res, next) => {
+  router.use('/favicon.svg', (req, res, next) => {
     const file = join(folder, 'favicon.svg');
-    if (!existsSync(file)) {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || req.path !== '/' || !existsSync(file)) {
       next();
       return;
     }
