@@ -74,8 +74,9 @@ export function dashboardRouter(folder: string): express.Router {
     }
     res.set('Cache-Control', 'public, max-age=86400').sendFile(file);
   });
-  router.get(/.*/, (req, res, next) => {
-    if (!isDashboardPage(req.path)) {
+  // A middleware, not a route: a route would make the router answer OPTIONS of every path.
+  router.use((req, res, next) => {
+    if ((req.method !== 'GET' && req.method !== 'HEAD') || !isDashboardPage(req.path)) {
       next();
       return;
     }

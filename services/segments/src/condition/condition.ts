@@ -18,27 +18,18 @@
  *   with `unit`).
  * - `segment.<id>`: memberOfSegment, notMemberOfSegment (no value).
  */
-import { COMPARISON_OPERATORS } from '@stamp/contracts';
+import {
+  FIELD_OPERATORS,
+  FILTER_OPERATORS,
+  type FilterOperator,
+  type FilterValueShape,
+} from '@stamp/contracts/filters';
 
 /** How the groups of a condition are joined. */
 export type Logic = 'AND' | 'OR';
 
-/** Every operator of the filter language. */
-export const OPERATORS = [
-  ...COMPARISON_OPERATORS,
-  'within',
-  'olderThan',
-  'triggered',
-  'triggeredWithin',
-  'triggeredOlderThan',
-  'notTriggered',
-  'notTriggeredWithin',
-  'memberOfSegment',
-  'notMemberOfSegment',
-] as const;
-
 /** An operator of the filter language. */
-export type Operator = (typeof OPERATORS)[number];
+export type Operator = FilterOperator;
 
 /** Units of the durations of relative-time operators. */
 export const TIME_UNITS = ['minutes', 'hours', 'days'] as const;
@@ -106,58 +97,12 @@ export type FieldRef =
 export type FieldKind = FieldRef['kind'];
 
 /**
- * What value an operator takes: none, text (1 to {@link MAX_TEXT_LENGTH} characters), a
- * boolean, a date, text or number or boolean (`scalar`), number or text (`ordered`), or a
- * positive whole duration with a `unit` (`duration`).
+ * What value an operator takes (the filter language's table, shared with the dashboard). Text is
+ * 1 to {@link MAX_TEXT_LENGTH} characters; a duration is positive and whole, with a `unit`.
  */
-export type ValueShape = 'none' | 'text' | 'boolean' | 'date' | 'scalar' | 'ordered' | 'duration';
+export type ValueShape = FilterValueShape;
 
-/** The operators allowed on each kind of field, with the value shape each takes there. */
-export const FIELD_OPERATORS: Readonly<
-  Record<FieldKind, Readonly<Partial<Record<Operator, ValueShape>>>>
-> = {
-  email: { equals: 'text', notEquals: 'text', contains: 'text', notContains: 'text' },
-  subscribed: { equals: 'boolean', notEquals: 'boolean' },
-  date: {
-    equals: 'date',
-    notEquals: 'date',
-    greaterThan: 'date',
-    greaterThanOrEqual: 'date',
-    lessThan: 'date',
-    lessThanOrEqual: 'date',
-    within: 'duration',
-    olderThan: 'duration',
-  },
-  data: {
-    equals: 'scalar',
-    notEquals: 'scalar',
-    contains: 'text',
-    notContains: 'text',
-    greaterThan: 'ordered',
-    greaterThanOrEqual: 'ordered',
-    lessThan: 'ordered',
-    lessThanOrEqual: 'ordered',
-    exists: 'none',
-    notExists: 'none',
-    within: 'duration',
-    olderThan: 'duration',
-  },
-  event: {
-    triggered: 'none',
-    notTriggered: 'none',
-    triggeredWithin: 'duration',
-    triggeredOlderThan: 'duration',
-    notTriggeredWithin: 'duration',
-  },
-  emailActivity: {
-    triggered: 'none',
-    notTriggered: 'none',
-    triggeredWithin: 'duration',
-    triggeredOlderThan: 'duration',
-    notTriggeredWithin: 'duration',
-  },
-  segment: { memberOfSegment: 'none', notMemberOfSegment: 'none' },
-};
+export { FIELD_OPERATORS, FILTER_OPERATORS as OPERATORS };
 
 /** Most levels of nested conditions: the top condition is level 1, its groups' `conditions` 2. */
 export const MAX_DEPTH = 5;

@@ -3,6 +3,8 @@
  * ("Filter language") and `FilterConditionInput` of the OpenAPI document define it: the fields,
  * the operators each field takes, the value each operator takes, in words for people.
  */
+import { FIELD_OPERATORS as LANGUAGE, type FilterValueShape } from '@stamp/contracts/filters';
+
 import type { Schema } from '../../api/client';
 
 /** A whole condition: groups joined by `logic`. */
@@ -27,11 +29,8 @@ export type FieldKind =
   | 'emailActivity'
   | 'segment';
 
-/**
- * What value an operator takes on a field: none, text, a boolean, a date, text or number or
- * boolean (`scalar`), number or text (`ordered`), or a whole duration with a unit (`duration`).
- */
-export type ValueShape = 'none' | 'text' | 'boolean' | 'date' | 'scalar' | 'ordered' | 'duration';
+/** What value an operator takes on a field (`FilterValueShape` of the language's table). */
+export type ValueShape = FilterValueShape;
 
 /** The kinds of field in the order the builder lists them, with their names in words. */
 export const FIELD_KINDS: readonly { value: FieldKind; label: string }[] = [
@@ -55,50 +54,22 @@ export const EMAIL_ACTIVITIES = [
   { value: 'complaint', label: 'Marked an email as spam' },
 ] as const;
 
-const DATE_OPERATORS: Readonly<Partial<Record<Operator, ValueShape>>> = {
-  equals: 'date',
-  notEquals: 'date',
-  greaterThan: 'date',
-  greaterThanOrEqual: 'date',
-  lessThan: 'date',
-  lessThanOrEqual: 'date',
-  within: 'duration',
-  olderThan: 'duration',
-};
-
-const EVENT_OPERATORS: Readonly<Partial<Record<Operator, ValueShape>>> = {
-  triggered: 'none',
-  notTriggered: 'none',
-  triggeredWithin: 'duration',
-  triggeredOlderThan: 'duration',
-  notTriggeredWithin: 'duration',
-};
-
-/** The operators each kind of field takes, in the order offered, with the value each takes. */
+/**
+ * The operators each kind of field takes, in the order offered, with the value each takes: the
+ * segments service's own table (`@stamp/contracts/filters`), with its `date` kind split into the
+ * two date fields the builder lists.
+ */
 export const FIELD_OPERATORS: Readonly<
   Record<FieldKind, Readonly<Partial<Record<Operator, ValueShape>>>>
 > = {
-  email: { equals: 'text', notEquals: 'text', contains: 'text', notContains: 'text' },
-  subscribed: { equals: 'boolean', notEquals: 'boolean' },
-  createdAt: DATE_OPERATORS,
-  updatedAt: DATE_OPERATORS,
-  data: {
-    equals: 'scalar',
-    notEquals: 'scalar',
-    contains: 'text',
-    notContains: 'text',
-    greaterThan: 'ordered',
-    greaterThanOrEqual: 'ordered',
-    lessThan: 'ordered',
-    lessThanOrEqual: 'ordered',
-    exists: 'none',
-    notExists: 'none',
-    within: 'duration',
-    olderThan: 'duration',
-  },
-  event: EVENT_OPERATORS,
-  emailActivity: EVENT_OPERATORS,
-  segment: { memberOfSegment: 'none', notMemberOfSegment: 'none' },
+  email: LANGUAGE.email,
+  subscribed: LANGUAGE.subscribed,
+  createdAt: LANGUAGE.date,
+  updatedAt: LANGUAGE.date,
+  data: LANGUAGE.data,
+  event: LANGUAGE.event,
+  emailActivity: LANGUAGE.emailActivity,
+  segment: LANGUAGE.segment,
 };
 
 /** The words of each operator (dates read "is after" rather than "is greater than"). */

@@ -94,13 +94,7 @@ export default function ActivityPage() {
       {list.items.length > 0 && (
         <>
           <ActivityTable projectId={projectId} items={list.items} />
-          <LoadMore
-            shown={list.items.length}
-            total={list.total}
-            hasNextPage={list.hasNextPage}
-            isFetchingNextPage={list.isFetchingNextPage}
-            fetchNextPage={list.fetchNextPage}
-          />
+          <LoadMore list={list} />
         </>
       )}
     </>

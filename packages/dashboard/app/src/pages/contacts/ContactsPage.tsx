@@ -148,13 +148,7 @@ export default function ContactsPage() {
             selected={selected}
             onSelect={select}
           />
-          <LoadMore
-            shown={list.items.length}
-            total={list.total}
-            hasNextPage={list.hasNextPage}
-            isFetchingNextPage={list.isFetchingNextPage}
-            fetchNextPage={list.fetchNextPage}
-          />
+          <LoadMore list={list} />
         </>
       )}
     </>

@@ -78,13 +78,7 @@ export default function OutboxPage() {
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
-          <LoadMore
-            shown={list.items.length}
-            total={list.total}
-            hasNextPage={list.hasNextPage}
-            isFetchingNextPage={list.isFetchingNextPage}
-            fetchNextPage={list.fetchNextPage}
-          />
+          <LoadMore list={list} />
         </>
       )}
     </>

@@ -150,13 +150,7 @@ export default function SuppressionsTab() {
                 </Table.Tbody>
               </Table>
             </Table.ScrollContainer>
-            <LoadMore
-              shown={list.items.length}
-              total={list.total}
-              hasNextPage={list.hasNextPage}
-              isFetchingNextPage={list.isFetchingNextPage}
-              fetchNextPage={list.fetchNextPage}
-            />
+            <LoadMore list={list} />
           </>
         )}
       </Card>

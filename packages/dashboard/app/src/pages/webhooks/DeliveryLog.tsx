@@ -206,13 +206,7 @@ export function DeliveryLog({ endpoint }: { endpoint: Schema<'WebhookEndpoint'> 
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>
-          <LoadMore
-            shown={list.items.length}
-            total={list.total}
-            hasNextPage={list.hasNextPage}
-            isFetchingNextPage={list.isFetchingNextPage}
-            fetchNextPage={list.fetchNextPage}
-          />
+          <LoadMore list={list} />
         </>
       )}
     </Card>

@@ -203,15 +203,7 @@ export function ExecutionsPanel({ workflow }: { workflow: Schema<'Workflow'> }) 
           </Table>
         </Table.ScrollContainer>
       )}
-      {list.items.length > 0 && (
-        <LoadMore
-          shown={list.items.length}
-          total={list.total}
-          hasNextPage={list.hasNextPage}
-          isFetchingNextPage={list.isFetchingNextPage}
-          fetchNextPage={list.fetchNextPage}
-        />
-      )}
+      {list.items.length > 0 && <LoadMore list={list} />}
     </Stack>
   );
 }
