@@ -81,21 +81,22 @@ const index = readFileSync(join(built, 'index.html'), 'utf8');
 const initial = [...index.matchAll(/(?:src|href)="\/assets\/([^"]+\.js)"/g)].map(
   (match) => match[1] ?? '',
 );
-const sizeOf = (file: string): number => (existsSync(file) ? statSync(file).size : NaN);
-const sum = (suffix: string): number =>
-  initial.reduce((total, file) => total + sizeOf(join(built, 'assets', file + suffix)), 0);
+const sizeOf = (file: string): number => statSync(file).size;
+/** Bytes served for `file` with `encoding` (`.gz`, `.br`): its copy, or the file itself when too small to have one. */
+const servedSize = (file: string, encoding: '' | '.gz' | '.br'): number =>
+  existsSync(file + encoding) ? sizeOf(file + encoding) : sizeOf(file);
+const sum = (encoding: '' | '.gz' | '.br'): number =>
+  initial.reduce((total, file) => total + servedSize(join(built, 'assets', file), encoding), 0);
 figure('dashboard.initial_js_files', initial.length, 'files');
 figure('dashboard.initial_js_raw', Math.round(sum('') / 1024), 'KB');
 figure('dashboard.initial_js_gzip', Math.round(sum('.gz') / 1024), 'KB');
 figure('dashboard.initial_js_brotli', Math.round(sum('.br') / 1024), 'KB');
 const allJs = readdirSync(join(built, 'assets')).filter((file) => file.endsWith('.js'));
-const gzipOf = (file: string): number => {
-  const size = sizeOf(join(built, 'assets', `${file}.gz`));
-  return Number.isNaN(size) ? sizeOf(join(built, 'assets', file)) : size;
-};
 figure(
   'dashboard.all_js_gzip',
-  Math.round(allJs.reduce((total, file) => total + gzipOf(file), 0) / 1024),
+  Math.round(
+    allJs.reduce((total, file) => total + servedSize(join(built, 'assets', file), '.gz'), 0) / 1024,
+  ),
   'KB',
 );
 

@@ -14,7 +14,8 @@ const api = process.env.STAMP_DEV_API ?? 'http://localhost:3000';
 const apiPrefixes = [
   '/auth',
   '/users',
-  '/projects/',
+  // `/projects/new` is a page of the dashboard; the API's project routes are `/projects/<id>/…`.
+  '^/projects/(?!new$)',
   '/contacts',
   '/templates',
   '/campaigns',

@@ -86,6 +86,7 @@ describe('deleting a contact erases its personal data', () => {
       STAMP_PORT: '0',
       STAMP_DATA_DIR: stamp.dataDir,
       STAMP_LOG_LEVEL: 'silent',
+      STAMP_INBOUND_SMTP_PORT: '0',
     });
     const restarted = await startStamp(config, createLogger({ level: 'silent' }));
     try {

@@ -172,6 +172,7 @@ it('stays wiped through a view rebuild, keeping what came after the reset', asyn
     STAMP_PORT: '0',
     STAMP_DATA_DIR: stamp.dataDir,
     STAMP_LOG_LEVEL: 'silent',
+    STAMP_INBOUND_SMTP_PORT: '0',
   });
   await rebuildViews(config, createLogger({ level: 'silent' }));
   stamp = await startTestStamp({

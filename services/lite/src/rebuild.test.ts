@@ -100,6 +100,7 @@ describe('views:rebuild', () => {
       STAMP_PORT: '0',
       STAMP_DATA_DIR: dataDir,
       STAMP_LOG_LEVEL: 'silent',
+      STAMP_INBOUND_SMTP_PORT: '0',
     });
     const report = await rebuildViews(config, createLogger({ level: 'silent' }));
     expect(report.collections).toEqual(expect.arrayContaining(['contacts', 'emails', 'templates']));
