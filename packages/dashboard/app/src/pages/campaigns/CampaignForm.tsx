@@ -1,12 +1,11 @@
-import { Card, Grid, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Card, Grid, Stack, Text, TextInput } from '@mantine/core';
 import { type ReactNode, useState } from 'react';
 
 import { fieldError } from '../../components/ErrorAlert';
-import { senderError } from '../templates/draft';
 import { EmailPreview } from '../templates/EmailPreview';
 import { type PreviewRecipient, SAMPLE_RECIPIENT } from '../templates/previewScope';
 import { PreviewRecipientSelect } from '../templates/PreviewRecipientSelect';
-import { SenderAddressInput } from '../templates/SenderAddressInput';
+import { SenderFields } from '../templates/SenderFields';
 import { useTemplateVariables } from '../templates/useTemplateVariables';
 import { AudienceInput } from './AudienceInput';
 import { ContentInput, type ContentSource } from './ContentInput';
@@ -69,33 +68,7 @@ export function CampaignForm({
               />
             </Section>
             <Section title="Sender">
-              <Stack>
-                <SimpleGrid cols={{ base: 1, sm: 2 }}>
-                  <SenderAddressInput
-                    label="From address"
-                    required
-                    value={draft.from}
-                    onChange={(from) => onChange({ from })}
-                    error={senderError(error)}
-                  />
-                  <TextInput
-                    label="Sender name"
-                    description="Shown next to the address."
-                    maxLength={255}
-                    value={draft.fromName}
-                    onChange={(event) => onChange({ fromName: event.currentTarget.value })}
-                    error={fieldError(error, 'fromName')}
-                  />
-                </SimpleGrid>
-                <TextInput
-                  label="Reply-to address"
-                  description="Where replies go, if not to the From address."
-                  type="email"
-                  value={draft.replyTo}
-                  onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
-                  error={fieldError(error, 'replyTo')}
-                />
-              </Stack>
+              <SenderFields value={draft} onChange={onChange} error={error} required />
             </Section>
             <Section title="Email">
               <Stack>

@@ -1,9 +1,9 @@
-import { Group, Radio, SimpleGrid, Stack, TextInput } from '@mantine/core';
+import { Group, Radio, Stack, TextInput } from '@mantine/core';
 
 import { fieldError } from '../../components/ErrorAlert';
 import CodeEditor from './CodeEditor';
-import { senderError, type TemplateDraft } from './draft';
-import { SenderAddressInput } from './SenderAddressInput';
+import type { TemplateDraft } from './draft';
+import { SenderFields } from './SenderFields';
 import { TEMPLATE_TYPES } from './TemplateTypeBadge';
 
 /** The inputs of a template: name, type, sender, subject and the HTML/Liquid body. */
@@ -46,30 +46,7 @@ export function TemplateFields({
           ))}
         </Group>
       </Radio.Group>
-      <SimpleGrid cols={{ base: 1, sm: 2 }}>
-        <SenderAddressInput
-          label="From address"
-          value={draft.from}
-          onChange={(from) => onChange({ from })}
-          error={senderError(error)}
-        />
-        <TextInput
-          label="Sender name"
-          description="Shown next to the address, for example your company."
-          maxLength={255}
-          value={draft.fromName}
-          onChange={(event) => onChange({ fromName: event.currentTarget.value })}
-          error={fieldError(error, 'fromName')}
-        />
-      </SimpleGrid>
-      <TextInput
-        label="Reply-to address"
-        description="Where replies go, if not to the From address."
-        type="email"
-        value={draft.replyTo}
-        onChange={(event) => onChange({ replyTo: event.currentTarget.value })}
-        error={fieldError(error, 'replyTo')}
-      />
+      <SenderFields value={draft} onChange={onChange} error={error} />
       <TextInput
         label="Subject"
         description="Liquid works here too, for example {{ data.firstName }}."
