@@ -7,7 +7,9 @@ import {
   createCipheriv,
   createDecipheriv,
   createHmac,
+  createSecretKey,
   hkdfSync,
+  type KeyObject,
   randomBytes,
   timingSafeEqual,
 } from 'node:crypto';
@@ -46,6 +48,11 @@ function unb64(text: string): Buffer | null {
 export class Secrets {
   private readonly master: Buffer;
   private readonly keys = new Map<string, Buffer>();
+  /**
+   * The derived keys as KeyObjects: an HMAC or cipher given a Buffer imports it again at every
+   * call, which costs more than hashing a short payload.
+   */
+  private readonly keyObjects = new Map<string, KeyObject>();
 
   /**
    * @param master the master secret, at least 32 bytes (a string counts its UTF-8 bytes).
@@ -59,7 +66,6 @@ export class Secrets {
     this.master = bytes;
   }
 
-  /** A 32-byte key derived with HKDF-SHA256 for `info` (cached). */
   /**
    * A 32-byte key for a library that signs or encrypts on its own (a JWT's HMAC key, say),
    * derived for `purpose` ("key:" + purpose): worthless for every other purpose.
@@ -68,6 +74,7 @@ export class Secrets {
     return new Uint8Array(this.key(`key:${purpose}`));
   }
 
+  /** A 32-byte key derived with HKDF-SHA256 for `info` (cached). */
   private key(info: string): Buffer {
     let key = this.keys.get(info);
     if (key === undefined) {
@@ -77,8 +84,18 @@ export class Secrets {
     return key;
   }
 
+  /** {@link key} of `info` as a KeyObject (cached). */
+  private keyObject(info: string): KeyObject {
+    let key = this.keyObjects.get(info);
+    if (key === undefined) {
+      key = createSecretKey(this.key(info));
+      this.keyObjects.set(info, key);
+    }
+    return key;
+  }
+
   private mac(purpose: string, payload: Buffer): Buffer {
-    return createHmac('sha256', this.key(`sign:${purpose}`))
+    return createHmac('sha256', this.keyObject(`sign:${purpose}`))
       .update(purpose, 'utf8')
       .update('\0')
       .update(payload)
@@ -135,7 +152,7 @@ export class Secrets {
   /** Encrypts `plaintext` for `purpose`: `v1.<iv>.<ciphertext>.<tag>` (base64url parts). */
   seal(purpose: string, plaintext: string): string {
     const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.key(`seal:${purpose}`), iv);
+    const cipher = createCipheriv('aes-256-gcm', this.keyObject(`seal:${purpose}`), iv);
     cipher.setAAD(Buffer.from(purpose, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return [SEALED_VERSION, b64(iv), b64(ciphertext), b64(cipher.getAuthTag())].join('.');
@@ -158,7 +175,7 @@ export class Secrets {
     if (iv?.length !== IV_BYTES || ciphertext === null || tag?.length !== TAG_BYTES) {
       throw new Error('not a sealed value');
     }
-    const decipher = createDecipheriv('aes-256-gcm', this.key(`seal:${purpose}`), iv);
+    const decipher = createDecipheriv('aes-256-gcm', this.keyObject(`seal:${purpose}`), iv);
     decipher.setAAD(Buffer.from(purpose, 'utf8'));
     decipher.setAuthTag(tag);
     try {

@@ -14,6 +14,7 @@ import {
   type Logger,
   openEmbeddedPlatform,
   Secrets,
+  deliveryJournalOf,
   SmtpMailer,
 } from '@stamp/platform';
 import { createSegmentsService } from '@stamp/segments';
@@ -92,6 +93,8 @@ export function createServices(
           url: config.STAMP_SMTP_URL,
           maxConnections: config.STAMP_SMTP_POOL_SIZE,
           rejectUnauthorized: config.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
+          journal: deliveryJournalOf(config.STAMP_DATA_DIR),
+          durability: config.STAMP_DURABILITY,
         });
   const uploads = uploadStoreOf(config, config.STAMP_DATA_DIR);
   const sending = createSendingService({

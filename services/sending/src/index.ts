@@ -86,6 +86,9 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
   send(context: { projectId: string; requestId: string }, body: SendBody): Promise<SendResult>;
 }
 
+/** Emails of one delivery lane handled at once. */
+const DELIVERY_CONCURRENCY = 64;
+
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
  * routes POST /v1/send, /templates…, GET /outbox…, GET /emails/:id, /suppressions…, /inbound…,
@@ -95,7 +98,7 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
  * the `templates`, `emails`, `timers`, `suppressions` and `inboundEmails` views (group
  * `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
- * for campaign email, topic `email`, concurrency 8 each); the suppression of hard-bounced and
+ * for campaign email, topic `email`, 64 emails at a time each); the suppression of hard-bounced and
  * complaining addresses (group `sending-feedback`); the billing caps and consumption (group
  * `sending-billing`: views `billingLimits`, `billingUsage`, `billingCounted`), which every
  * accepted email is checked against (402 BILLING_LIMIT_EXCEEDED); the inbound SMTP listener of bounce and
@@ -273,7 +276,9 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         deps.bus.consume({
           groupId: lane === 'transactional' ? 'sending-delivery' : 'sending-campaign-delivery',
           topics: ['email'],
-          concurrency: 8,
+          // Emails in flight: enough to keep every connection of the pool busy while others are
+          // composed, signed and recorded.
+          concurrency: DELIVERY_CONCURRENCY,
           // A worker: its handler waits on SMTP.
           ownPass: true,
           handle: (event) => handleDelivery(deliveryDeps, event, lane),

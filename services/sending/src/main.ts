@@ -14,7 +14,7 @@ import {
   remoteApi,
   runService,
 } from '@stamp/host';
-import { SmtpMailer } from '@stamp/platform';
+import { deliveryJournalOf, SmtpMailer } from '@stamp/platform';
 import { z } from 'zod';
 
 import { createSendingService, sendingEnv } from './index.ts';
@@ -69,6 +69,8 @@ runService(
             url: env.STAMP_SMTP_URL,
             maxConnections: env.STAMP_SMTP_POOL_SIZE,
             rejectUnauthorized: env.STAMP_SMTP_TLS_REJECT_UNAUTHORIZED === 'true',
+            journal: deliveryJournalOf(env.STAMP_DATA_DIR),
+            durability: env.STAMP_DURABILITY,
           });
     // One store per process: a bucket shared by every replica, or this process's data folder.
     const uploads = uploadStoreOf(env, env.STAMP_DATA_DIR);

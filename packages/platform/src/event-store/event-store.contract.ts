@@ -234,6 +234,16 @@ export function eventStoreContract(name: string, make: () => Promise<EventStore>
       ]);
       expect(result.revisions['gone-1']).toBeGreaterThanOrEqual(0);
       expect((await store.readStream('gone-1')).map((event) => event.type)).toEqual(['C']);
+      // A count of events counts the events there are, not the revisions deleted before them.
+      await store.append([
+        { streamId: 'gone-1', expectedRevision: 'any', events: [{ type: 'D', data: {} }] },
+      ]);
+      expect((await store.readStream('gone-1', 0, 2)).map((event) => event.type)).toEqual([
+        'C',
+        'D',
+      ]);
+      expect((await store.readStream('kept-1', 0, 1)).map((event) => event.type)).toEqual(['B']);
+      expect(await store.readStream('kept-1', 1, 1)).toEqual([]);
     });
   });
 }

@@ -98,6 +98,7 @@ export class SqliteEventStore implements EventStore {
     markDeleted: StatementSync;
     insert: StatementSync;
     readStream: StatementSync;
+    readStreamLimited: StatementSync;
     readAll: StatementSync;
     head: StatementSync;
     hasId: StatementSync;
@@ -142,7 +143,12 @@ export class SqliteEventStore implements EventStore {
       insert: db.prepare(`INSERT INTO events
         (id, stream_id, category, revision, type, schema_version, data, metadata, created_at)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      // A range of revisions rather than `LIMIT ?` (a stream's revisions have no gaps): a bound
+      // LIMIT costs several times the look-up itself.
       readStream: db.prepare(
+        'SELECT * FROM events WHERE stream_id = ? AND revision >= ? AND revision < ? ORDER BY revision',
+      ),
+      readStreamLimited: db.prepare(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
       readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
@@ -343,11 +349,21 @@ export class SqliteEventStore implements EventStore {
   }
 
   readStream(streamId: string, fromRevision = 0, maxCount = -1): Promise<RecordedEvent[]> {
-    const rows = this.statements.readStream.all(
-      streamId,
-      fromRevision,
-      maxCount,
-    ) as unknown as EventRow[];
+    const to = maxCount < 0 ? Number.MAX_SAFE_INTEGER : fromRevision + maxCount;
+    let rows = this.statements.readStream.all(streamId, fromRevision, to) as unknown as EventRow[];
+    // A stream whose events were deleted continues after the revision it had: its first
+    // revisions are missing, so a range may hold fewer events than the count asked for.
+    if (
+      maxCount >= 0 &&
+      rows.length < maxCount &&
+      this.statements.deletedRevision.get(streamId) !== undefined
+    ) {
+      rows = this.statements.readStreamLimited.all(
+        streamId,
+        fromRevision,
+        maxCount,
+      ) as unknown as EventRow[];
+    }
     return Promise.resolve(this.toRecordedAll(rows));
   }
 

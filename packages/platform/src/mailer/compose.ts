@@ -1,6 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto';
 
-import type { SendMailOptions } from 'nodemailer';
+import nodemailer, { type SendMailOptions } from 'nodemailer';
 
 import { BoundedCache } from '../bounded-cache.ts';
 import type { DkimKey, OutgoingMessage } from './mailer.ts';
@@ -28,6 +28,11 @@ function dkimOptions(dkim: DkimKey): SendMailOptions['dkim'] {
   return { ...dkim, privateKey: signingKey(dkim.privateKey) as unknown as string };
 }
 
+/** The SMTP envelope of `message` (RFC 5321 MAIL FROM and RCPT TO). */
+export function envelopeOf(message: OutgoingMessage): { from: string; to: string } {
+  return { from: message.envelopeFrom ?? message.from.address, to: message.to.address };
+}
+
 /** Maps an {@link OutgoingMessage} to nodemailer's message options (one place for both transports). */
 export function toNodemailer(message: OutgoingMessage): SendMailOptions {
   const fromDomain = message.from.address.split('@')[1] ?? 'localhost';
@@ -35,7 +40,7 @@ export function toNodemailer(message: OutgoingMessage): SendMailOptions {
     messageId: `<${message.emailId}@${fromDomain}>`,
     from: { name: message.from.name ?? '', address: message.from.address },
     to: { name: message.to.name ?? '', address: message.to.address },
-    envelope: { from: message.envelopeFrom ?? message.from.address, to: message.to.address },
+    envelope: envelopeOf(message),
     replyTo: message.replyTo,
     subject: message.subject,
     html: message.html,
@@ -50,4 +55,21 @@ export function toNodemailer(message: OutgoingMessage): SendMailOptions {
     })),
     dkim: message.dkim === undefined ? undefined : dkimOptions(message.dkim),
   };
+}
+
+const composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+
+/**
+ * The raw RFC 5322 message of `message` as nodemailer builds it (MIME, and a DKIM-Signature
+ * header when `message.dkim` is set, RFC 6376), with its Message-ID. CPU-bound: about 1 ms with
+ * a 2048-bit RSA key, most of it the signature. Delivery composes in a composer thread
+ * (`composer.ts`), never on the event loop of the platform.
+ * @throws Error when nodemailer cannot build it (an invalid address, say).
+ */
+export async function composeMessage(
+  message: OutgoingMessage,
+): Promise<{ raw: Buffer; messageId: string }> {
+  const composed = await composer.sendMail(toNodemailer(message));
+  const raw = Buffer.isBuffer(composed.message) ? composed.message : Buffer.alloc(0);
+  return { raw, messageId: composed.messageId };
 }

@@ -51,9 +51,11 @@ export type Commit = (receipt: DeliveryReceipt) => Promise<void>;
 /** The Mailer port: nodemailer transports (SMTP relay) and the local capture outbox. */
 export interface Mailer {
   /**
-   * Delivers one message. `commit` runs once the receiving side has accepted it (SMTP 250) and,
-   * on SMTP, before any other message of this mailer can be accepted: record the delivery there,
-   * so a crash between acceptance and record can repeat at most one message.
+   * Delivers one message, once per email id: `commit` runs once the receiving side has accepted
+   * it (SMTP 250), to record the delivery. The mailer keeps its own durable note of the
+   * acceptance before any other message can be accepted, so a crash between acceptance and note
+   * can repeat at most one message; a later send of an email id accepted before (a record that
+   * failed, or a crash before it) answers the same receipt and commits it without sending again.
    * @throws DeliveryError, `transient` for 4xx replies and connection failures; whatever `commit`
    *   throws.
    */

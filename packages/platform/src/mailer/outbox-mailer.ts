@@ -1,7 +1,5 @@
-import nodemailer from 'nodemailer';
-
 import type { ViewCollection, ViewStore } from '../views/view-store.ts';
-import { toNodemailer } from './compose.ts';
+import { type MessageComposer, sharedComposer } from './composer.ts';
 import type { Commit, DeliveryReceipt, Mailer, OutgoingMessage } from './mailer.ts';
 
 /** Name of the view collection that lists captured messages (without their content). */
@@ -105,12 +103,17 @@ export class OutboxMailer implements Mailer {
   private readonly maxMessages: number;
   private captures = 0;
   private indexed: Promise<void> | undefined;
-  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
+  private readonly composer: MessageComposer;
 
-  /** @param maxMessages captured messages kept (default 1,000); the oldest go first. */
-  constructor(views: ViewStore, maxMessages = 1000) {
+  /**
+   * @param maxMessages captured messages kept (default 1,000); the oldest go first.
+   * @param composer where messages are composed and signed (default: the process's composer
+   *   threads).
+   */
+  constructor(views: ViewStore, maxMessages = 1000, composer: MessageComposer = sharedComposer()) {
     this.views = views;
     this.maxMessages = maxMessages;
+    this.composer = composer;
   }
 
   /** Creates the index of the parts ({emailId}) once. */
@@ -163,8 +166,8 @@ export class OutboxMailer implements Mailer {
 
   async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
     await this.ensureIndexes();
-    const info = await this.composer.sendMail(toNodemailer(message));
-    const raw = Buffer.isBuffer(info.message) ? info.message.toString('utf8') : '';
+    const info = await this.composer.compose(message);
+    const raw = info.raw.toString('utf8');
     // Content first: a listed message always has its parts.
     const parts = await this.writeParts(message.emailId, raw);
     await this.views.collection<OutboxDocument>(OUTBOX_COLLECTION).replaceOne(

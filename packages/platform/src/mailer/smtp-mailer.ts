@@ -1,10 +1,8 @@
-import { connect, type Socket } from 'node:net';
-import { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 
-import nodemailer from 'nodemailer';
-import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-
-import { toNodemailer } from './compose.ts';
+import { envelopeOf } from './compose.ts';
+import { type MessageComposer, sharedComposer } from './composer.ts';
 import {
   type Commit,
   type DeliveryReceipt,
@@ -21,115 +19,184 @@ export interface SmtpMailerOptions {
   maxConnections?: number;
   /** Reject self-signed certificates (default true). */
   rejectUnauthorized?: boolean;
+  /** Where messages are composed and signed (default: the process's composer threads). */
+  composer?: MessageComposer;
+  /**
+   * The delivery journal, a SQLite file (for example `<STAMP_DATA_DIR>/delivery-journal.db`);
+   * default `:memory:`, which a crash loses (tests).
+   */
+  journal?: string;
+  /** `synchronous` of the journal, as the platform's database (default NORMAL). */
+  durability?: 'NORMAL' | 'FULL';
 }
 
-interface SmtpFailure {
-  responseCode?: number;
-  message?: string;
+/** Options of the SMTP thread (its `workerData`). */
+export interface SmtpThreadOptions {
+  url: string;
+  maxConnections: number;
+  rejectUnauthorized: boolean;
+  journal: string;
+  synchronous: 'NORMAL' | 'FULL';
+}
+
+/** A request to the SMTP thread. */
+export type SmtpThreadRequest =
+  | {
+      kind: 'send';
+      id: number;
+      emailId: string;
+      messageId: string;
+      envelope: { from: string; to: string };
+      raw: Uint8Array<ArrayBuffer>;
+    }
+  | { kind: 'recorded'; emailIds: string[] }
+  | { kind: 'close' };
+
+/** The SMTP thread's answer to a send. */
+export type SmtpThreadReply =
+  | { id: number; receipt: DeliveryReceipt; replayed: boolean }
+  | { id: number; error: { message: string; transient: boolean; responseCode?: number } };
+
+interface Pending {
+  resolve: (reply: SmtpThreadReply) => void;
+  reject: (error: Error) => void;
+}
+
+const THREAD_ENTRY = join(import.meta.dirname, 'smtp-thread.ts');
+
+/** The delivery journal of a data folder (`:memory:` stays in memory). */
+export function deliveryJournalOf(dataDir: string): string {
+  return dataDir === ':memory:' ? ':memory:' : join(dataDir, 'delivery-journal.db');
 }
 
 /**
- * Delivers through an SMTP relay with a pool of connections (nodemailer `pool: true`).
+ * Delivers through an SMTP relay with a pool of connections (nodemailer `pool: true`) in a
+ * thread of its own (`smtp-thread.ts`), so that neither the platform's event loop nor its work
+ * ever delays an SMTP reply. Messages are composed and DKIM-signed first, in composer threads
+ * ({@link MessageComposer}), then streamed to the relay.
  *
- * Messages are composed and DKIM-signed first, then streamed to the relay. Every part of the SMTP
- * transaction runs in parallel across the pool except its commit point: the last byte of the
- * message (after which the server's 250 means "accepted") is released to one connection at a
- * time, and the next one only after the caller's `commit` has recorded the acceptance. A crash
- * can therefore leave at most one accepted-but-unrecorded message, which is sent again on
- * restart (architecture brief, "Delivery").
+ * Every part of the SMTP transaction runs in parallel across the pool except its commit point:
+ * the last byte of a message (after which the server's 250 means "accepted") is released to one
+ * connection at a time, and the next one only once the acceptance is in the delivery journal (a
+ * SQLite file of the thread). A crash can therefore leave at most one accepted message the
+ * journal does not know, which is sent again on restart (architecture brief, "Delivery"). An
+ * email id the journal knows is never sent again: a later send of it answers the journaled
+ * receipt, so a delivery whose record (`commit`) did not happen is recorded on its retry. Once
+ * `commit` has recorded it, the journal forgets it.
  */
 export class SmtpMailer implements Mailer {
-  private readonly transport: nodemailer.Transporter<SMTPPool.SentMessageInfo>;
-  private readonly composer = nodemailer.createTransport({ streamTransport: true, buffer: true });
-  private commitPoint: Promise<void> = Promise.resolve();
+  private readonly options: SmtpThreadOptions;
+  private readonly composer: MessageComposer;
+  private thread: Worker | undefined;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+  private recorded: string[] = [];
 
   constructor(options: SmtpMailerOptions) {
-    const url = new URL(options.url);
-    this.transport = nodemailer.createTransport({
-      pool: true,
-      host: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port === '' ? (url.protocol === 'smtps:' ? 465 : 587) : Number(url.port),
-      secure: url.protocol === 'smtps:',
-      auth:
-        url.username === ''
-          ? undefined
-          : { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) },
+    this.composer = options.composer ?? sharedComposer();
+    this.options = {
+      url: options.url,
       maxConnections: options.maxConnections ?? 5,
-      maxMessages: Infinity,
-      tls: { rejectUnauthorized: options.rejectUnauthorized ?? true },
-      // Plain connections disable Nagle's algorithm: the end of DATA is a small write right after
-      // the message, and would otherwise wait for the server's delayed ACK (about 40 ms).
-      ...(url.protocol === 'smtps:'
-        ? {}
-        : {
-            getSocket: (
-              socketOptions: { host?: string; port?: number },
-              callback: (error: Error | null, result?: { connection: Socket }) => void,
-            ) => {
-              const socket = connect({
-                host: socketOptions.host ?? '127.0.0.1',
-                port: socketOptions.port ?? 25,
-                noDelay: true,
-              });
-              socket.once('error', (error) => {
-                callback(error);
-              });
-              socket.once('connect', () => {
-                socket.removeAllListeners('error');
-                callback(null, { connection: socket });
-              });
-            },
-          }),
-    });
+      rejectUnauthorized: options.rejectUnauthorized ?? true,
+      journal: options.journal ?? ':memory:',
+      synchronous: options.durability ?? 'NORMAL',
+    };
   }
 
-  /** Waits for the commit point; resolves with the function that releases it. */
-  private async enterCommitPoint(): Promise<() => void> {
-    let release = (): void => undefined;
-    const previous = this.commitPoint;
-    this.commitPoint = new Promise((resolve) => {
-      release = resolve;
+  /** The SMTP thread, started on first use; it keeps the process alive only while it sends. */
+  private started(): Worker {
+    if (this.thread !== undefined) return this.thread;
+    const thread = new Worker(THREAD_ENTRY, { workerData: this.options });
+    thread.on('message', (reply: SmtpThreadReply) => {
+      const pending = this.pending.get(reply.id);
+      if (pending === undefined) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) thread.unref();
+      pending.resolve(reply);
     });
-    await previous;
-    return release;
+    const fail = (error: Error): void => {
+      if (this.thread === thread) this.thread = undefined;
+      for (const pending of this.pending.values()) pending.reject(error);
+      this.pending.clear();
+    };
+    thread.on('error', fail);
+    thread.on('exit', (code) => {
+      fail(new Error(`the SMTP thread ended (exit code ${code})`));
+    });
+    thread.unref();
+    this.thread = thread;
+    return thread;
+  }
+
+  private request(
+    request: Omit<Extract<SmtpThreadRequest, { kind: 'send' }>, 'id'>,
+  ): Promise<SmtpThreadReply> {
+    const thread = this.started();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.pending.size === 0) thread.ref();
+      this.pending.set(id, { resolve, reject });
+      const message: SmtpThreadRequest = { ...request, id };
+      thread.postMessage(message, [request.raw.buffer]);
+    });
   }
 
   async send(message: OutgoingMessage, commit?: Commit): Promise<DeliveryReceipt> {
-    const options = toNodemailer(message);
-    const composed = await this.composer.sendMail(options);
-    const raw = Buffer.isBuffer(composed.message) ? composed.message : Buffer.alloc(0);
-    let entering: Promise<() => void> | undefined;
-    const source = new Readable({
-      read: () => {
-        if (entering !== undefined) return;
-        entering = this.enterCommitPoint();
-        void entering.then(() => {
-          source.push(raw.subarray(raw.length - 1));
-          source.push(null);
-        });
-      },
-    });
-    source.push(raw.subarray(0, raw.length - 1));
+    const composed = await this.composer.compose(message);
+    // Handed over to the thread, not copied: the composer's buffer is the message's alone.
+    const { buffer, byteOffset, byteLength } = composed.raw;
+    const raw =
+      buffer instanceof ArrayBuffer && byteOffset === 0 && byteLength === buffer.byteLength
+        ? new Uint8Array(buffer)
+        : new Uint8Array(composed.raw);
+    let reply: SmtpThreadReply;
     try {
-      let receipt: DeliveryReceipt;
-      try {
-        const info = await this.transport.sendMail({ envelope: options.envelope, raw: source });
-        receipt = { messageId: composed.messageId, response: info.response };
-      } catch (error) {
-        const failure = error as SmtpFailure;
-        const code = failure.responseCode;
-        const transient = code === undefined || (code >= 400 && code < 500);
-        throw new DeliveryError(failure.message ?? 'SMTP delivery failed', transient, code);
-      }
-      await commit?.(receipt);
-      return receipt;
-    } finally {
-      if (entering !== undefined) (await entering)();
+      reply = await this.request({
+        kind: 'send',
+        emailId: message.emailId,
+        messageId: composed.messageId,
+        envelope: envelopeOf(message),
+        raw,
+      });
+    } catch (error) {
+      throw new DeliveryError(error instanceof Error ? error.message : String(error), true);
     }
+    if ('error' in reply) {
+      throw new DeliveryError(reply.error.message, reply.error.transient, reply.error.responseCode);
+    }
+    await commit?.(reply.receipt);
+    this.forget(message.emailId);
+    return reply.receipt;
   }
 
-  close(): Promise<void> {
-    this.transport.close();
-    return Promise.resolve();
+  /** Tells the thread, once per turn of the event loop, which acceptances are recorded. */
+  private forget(emailId: string): void {
+    this.recorded.push(emailId);
+    if (this.recorded.length > 1) return;
+    setImmediate(() => {
+      const emailIds = this.recorded;
+      this.recorded = [];
+      const request: SmtpThreadRequest = { kind: 'recorded', emailIds };
+      this.thread?.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    const thread = this.thread;
+    if (thread === undefined) return;
+    this.thread = undefined;
+    const ended = new Promise<void>((resolve) => {
+      thread.once('exit', () => {
+        resolve();
+      });
+    });
+    if (this.recorded.length > 0) {
+      const request: SmtpThreadRequest = { kind: 'recorded', emailIds: this.recorded };
+      this.recorded = [];
+      thread.postMessage(request);
+    }
+    const request: SmtpThreadRequest = { kind: 'close' };
+    thread.postMessage(request);
+    await ended;
   }
 }

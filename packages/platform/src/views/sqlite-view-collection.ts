@@ -46,6 +46,11 @@ const MAX_TRIGRAMS = 3;
 const ONE_PASS_ROWS = 50_000;
 /** Counts of recent filters kept current by every write, per collection. */
 const COUNT_CACHE_SIZE = 32;
+/** Results of recent queries kept per collection (see `cachedQuery`). */
+const RESULT_CACHE_SIZE = 64;
+/** Largest result kept: documents, and characters of their JSON. */
+const RESULT_CACHE_DOCUMENTS = 16;
+const RESULT_CACHE_CHARACTERS = 16_384;
 /** Rows read per batch by writes that select by filter (`updateMany`, `deleteMany`). */
 const WRITE_BATCH = 256;
 /** SQLite's extended result code of a UNIQUE constraint failure. */
@@ -120,6 +125,22 @@ function idList(filter: Filter): string[] | undefined {
   return members.every((member) => typeof member === 'string') ? members : undefined;
 }
 
+/**
+ * The cache key of a query: the JSON of `parts` (its filter and options), or undefined when
+ * they hold a value JSON does not tell apart (a RegExp, a Date, an undefined member).
+ */
+function queryKey(parts: unknown): string | undefined {
+  let plain = true;
+  const key = JSON.stringify(parts, (_, value: unknown) => {
+    if (value === undefined) plain = false;
+    else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      if (Object.getPrototypeOf(value) !== Object.prototype) plain = false;
+    }
+    return value;
+  });
+  return plain ? key : undefined;
+}
+
 /** Sorts `documents` in MongoDB's order (by type, then value), in place where it can. */
 function sortDocuments(documents: ViewDocument[], sort: Record<string, 1 | -1>): ViewDocument[] {
   try {
@@ -162,6 +183,14 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private prepared: Prepared | undefined;
   private readonly counts = new BoundedCache<string, { count: number; test: Test }>(
     COUNT_CACHE_SIZE,
+  );
+  /** Moves with every change of the collection's documents (and when it is reloaded). */
+  private version = 0;
+  /** {@link version} at the last query: a collection unchanged between two queries caches. */
+  private queriedVersion = -1;
+  /** Results of recent queries (as JSON) and the {@link version} they were read at. */
+  private readonly results = new BoundedCache<string, { version: number; json: string }>(
+    RESULT_CACHE_SIZE,
   );
 
   constructor(name: string, store: SqliteViewStore) {
@@ -263,6 +292,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /** Forgets everything known of the table (after a drop). */
   reset(): void {
+    this.version += 1;
+    this.results.clear();
     this.ready = false;
     this.shape = new DocumentShape();
     this.unique = false;
@@ -409,6 +440,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /** Called by the store when another connection committed: cached state may be stale. */
   reload(): void {
+    this.version += 1;
+    this.results.clear();
     if (!this.ready) return;
     this.load();
     this.counts.clear();
@@ -480,12 +513,12 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const orderBy = order === undefined ? '' : ` ORDER BY ${order}`;
     const found: ViewDocument[] = [];
     if (condition.exact) {
-      const page = take === undefined ? '' : ' LIMIT ? OFFSET ?';
+      // Literal bounds (integers): a bound LIMIT costs several times a look-up by index.
+      const page =
+        take === undefined ? '' : ` LIMIT ${Math.trunc(take)} OFFSET ${Math.trunc(skip)}`;
       const rows = this.store
         .statement(`SELECT doc FROM ${from} WHERE ${condition.sql}${orderBy}${page}`)
-        .all(...params, ...condition.params, ...(take === undefined ? [] : [take, skip])) as {
-        doc: string;
-      }[];
+        .all(...params, ...condition.params) as { doc: string }[];
       for (const row of rows) found.push(JSON.parse(row.doc) as ViewDocument);
       return found;
     }
@@ -682,8 +715,34 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       const document = this.readById(id);
       return document !== null && compileFilter(filter)(document) ? document : null;
     }
+    const [first] = this.cachedQuery(queryKey([filter, 1]), () =>
+      this.select(filter, translateFilter(filter, this), undefined, 0, 1),
+    );
+    return first ?? null;
+  }
+
+  /**
+   * The documents of a query (`key`: its filter and options) that `run` selects, after
+   * {@link prepareRead}. A read-mostly collection (not changed since its previous query) keeps
+   * small results, as JSON, until its next change: look-ups of settings, domains and workflows
+   * that every event repeats then touch no SQL. Each call returns its own copies.
+   */
+  private cachedQuery(key: string | undefined, run: () => ViewDocument[]): ViewDocument[] {
     this.prepareRead();
-    return this.select(filter, translateFilter(filter, this), undefined, 0, 1)[0] ?? null;
+    if (key === undefined) return run();
+    const hit = this.results.get(key);
+    if (hit !== undefined && hit.version === this.version) {
+      return JSON.parse(hit.json) as ViewDocument[];
+    }
+    const found = run();
+    if (this.queriedVersion === this.version && found.length <= RESULT_CACHE_DOCUMENTS) {
+      const json = JSON.stringify(found);
+      if (json.length <= RESULT_CACHE_CHARACTERS) {
+        this.results.set(key, { version: this.version, json });
+      }
+    }
+    this.queriedVersion = this.version;
+    return found;
   }
 
   find(filter: Filter, options: FindOptions = {}): Promise<ViewDocument[]> {
@@ -698,9 +757,21 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     if (ids !== undefined && options.sort === undefined && skip === 0 && take === undefined) {
       return Promise.resolve(this.readByIds(ids));
     }
-    this.prepareRead();
+    return Promise.resolve(
+      this.cachedQuery(queryKey([filter, options.sort ?? null, skip, take ?? null]), () =>
+        this.query(filter, options.sort, skip, take),
+      ),
+    );
+  }
+
+  /** {@link find} of documents not selected by `_id`. */
+  private query(
+    filter: Filter,
+    sort: FindOptions['sort'],
+    skip: number,
+    take: number | undefined,
+  ): ViewDocument[] {
     let condition = translateFilter(filter, this);
-    const sort = options.sort;
     const byId = sort !== undefined && Object.keys(sort).length === 1 ? sort._id : undefined;
     if (condition.driver !== undefined && byId !== undefined && take !== undefined) {
       // Many candidates, and no count to take on the way (it is known, or this is a later
@@ -709,33 +780,39 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       const matches = known ?? (filter._id === undefined ? undefined : condition.driver.rows);
       if (matches !== undefined && matches >= this.store.options.walkRows) {
         const walked = this.walkIndexed(filter, condition, byId, skip, take);
-        if (walked !== undefined) return Promise.resolve(walked);
+        if (walked !== undefined) return walked;
       }
       if (condition.driver.rows <= ONE_PASS_ROWS) {
-        return Promise.resolve(this.onePass(filter, condition, byId, skip, take));
+        return this.onePass(filter, condition, byId, skip, take);
       }
       // Too many candidates to sort: walk the `_id` order and stop at the page's end.
       condition = { ...condition, driver: undefined };
     }
     if (sort === undefined || Object.keys(sort).length === 0) {
-      return Promise.resolve(this.select(filter, condition, undefined, skip, take));
+      return this.select(filter, condition, undefined, skip, take);
     }
     const order = translateSort(sort, this.shape);
     if (order !== undefined) {
-      return Promise.resolve(this.select(filter, condition, order, skip, take));
+      return this.select(filter, condition, order, skip, take);
     }
     if (take !== undefined) {
-      return Promise.resolve(this.selectFirst(filter, condition, sort, skip + take).slice(skip));
+      return this.selectFirst(filter, condition, sort, skip + take).slice(skip);
     }
     const all = sortDocuments(this.select(filter, condition, undefined, 0, undefined), sort);
-    return Promise.resolve(all.slice(skip));
+    return all.slice(skip);
   }
 
   countDocuments(filter: Filter): Promise<number> {
-    this.prepareRead();
+    this.ensure();
+    if (this.store.changedElsewhere()) {
+      this.store.flushSync();
+      this.store.reloadAll();
+    }
     const key = JSON.stringify(filter);
+    // Kept current by every write, held ones too: no need to write them first.
     const cached = this.counts.get(key);
     if (cached !== undefined) return Promise.resolve(cached.count);
+    this.prepareRead();
     const condition = translateFilter(filter, this);
     const indexed = this.indexedRows(filter, condition);
     let count: number;
@@ -809,6 +886,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /** Stores `document` (replacing `previous`). @throws DuplicateKeyError on a unique index. */
   private put(document: ViewDocument, previous: ViewDocument | undefined): void {
+    this.version += 1;
     const json = JSON.stringify(document);
     const grown = this.shape.widen(document);
     if (this.unique) {
@@ -828,12 +906,14 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   }
 
   private remove(document: ViewDocument): void {
+    this.version += 1;
     this.store.stage(this, document._id, null, []);
     this.recount(undefined, document);
   }
 
   /** Stores a document read from the earlier layout (no checks). */
   restore(document: ViewDocument): void {
+    this.version += 1;
     this.ensure();
     this.store.stage(this, document._id, JSON.stringify(document), this.shape.widen(document));
   }

@@ -33,6 +33,50 @@ describe('SqliteViewStore on disk', () => {
   });
 });
 
+describe('SqliteViewStore query results kept between changes', () => {
+  it('answers a repeated query from its result until the collection changes', async () => {
+    const views = new SqliteViewStore(openDatabase(':memory:'));
+    const domains = views.collection('domains');
+    await domains.createIndex({ projectId: 1 });
+    await domains.insertOne({ _id: 'd1', projectId: 'p1', domain: 'a.test', verified: false });
+    const query = { projectId: 'p1', domain: 'a.test' };
+    expect(await domains.findOne(query)).toMatchObject({ verified: false });
+    // The caller owns what it was given: changing it changes no later answer.
+    const mine = await domains.findOne(query);
+    if (mine !== null) mine.verified = 'changed by the caller';
+    expect(await domains.findOne(query)).toMatchObject({ verified: false });
+    expect(await domains.find({ projectId: 'p1' })).toHaveLength(1);
+    await domains.updateOne({ _id: 'd1' }, { $set: { verified: true } });
+    expect(await domains.findOne(query)).toMatchObject({ verified: true });
+    await domains.insertOne({ _id: 'd2', projectId: 'p1', domain: 'b.test', verified: true });
+    expect(await domains.find({ projectId: 'p1' }, { sort: { _id: 1 } })).toHaveLength(2);
+    await domains.deleteOne({ _id: 'd1' });
+    expect(await domains.findOne(query)).toBeNull();
+    expect(await domains.find({ projectId: 'p1' }, { sort: { _id: 1 } })).toHaveLength(1);
+  });
+
+  it('sees the commits of another connection to the same file', async () => {
+    const path = join(temporaryDirectory('stamp-views-'), 'stamp.db');
+    const first = openDatabase(path);
+    const second = openDatabase(path);
+    try {
+      const writer = new SqliteViewStore(first);
+      const mine = writer.collection('settings');
+      const theirs = new SqliteViewStore(second).collection('settings');
+      await mine.insertOne({ _id: 's1', projectId: 'p1', tracking: 'ENABLED' });
+      await writer.flush();
+      expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'ENABLED' });
+      expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'ENABLED' });
+      await mine.updateOne({ _id: 's1' }, { $set: { tracking: 'DISABLED' } });
+      await writer.flush();
+      expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'DISABLED' });
+    } finally {
+      first.close();
+      second.close();
+    }
+  });
+});
+
 describe('SqliteViewStore fast paths give MongoDB answers (mingo as the reference)', () => {
   const value = fc.oneof(
     fc.integer({ min: -3, max: 3 }),

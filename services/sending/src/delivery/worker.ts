@@ -104,9 +104,13 @@ export async function handleDelivery(
   const laneOf = (data: EmailQueuedData): DeliveryLane =>
     data.campaignId === undefined ? 'transactional' : 'campaign';
   if (event.type === 'EmailQueued' && laneOf(event.data as EmailQueuedData) !== lane) return;
-  const events = await deps.store.readStream(event.streamId);
-  const last = events[events.length - 1];
-  if (last?.id !== event.id) return;
+  // Acts only while the event is the last of its stream; an email's first event is all its
+  // history, so its stream is read only for a retry.
+  if ((await deps.store.readStream(event.streamId, event.revision + 1, 1)).length > 0) return;
+  const events =
+    event.revision === 0
+      ? [event]
+      : await deps.store.readStream(event.streamId, 0, event.revision + 1);
   // The recipient was deleted and its data erased: nothing to deliver.
   if (events.some((recorded) => recorded.erased === true)) return;
   let state = initialEmailState();
