@@ -94,11 +94,12 @@ let rssPeak = 0;
 let scanned = 0;
 const scan = (): void => {
   for (; scanned < sink.messages.length; scanned++) {
-    const raw = sink.messages[scanned]!.raw.toString('latin1', 0, 2048);
+    const message = sink.messages[scanned]!;
+    const raw = message.raw.toString('latin1', 0, 2048);
     const id = /^X-Stamp-Email-ID:\s*(\S+)/im.exec(raw)?.[1];
     const at = id === undefined ? undefined : sentAt.get(id);
     if (at !== undefined && id !== undefined) {
-      deliveryMs.push(performance.now() - at);
+      deliveryMs.push(message.receivedAt - at);
       sentAt.delete(id);
     }
   }

@@ -10,6 +10,8 @@ export type { ParsedMail } from 'mailparser';
 export interface SinkMessage {
   envelope: { from: string; to: string[] };
   raw: Buffer;
+  /** When its DATA ended, `performance.now()` of the sink's process (ms). */
+  receivedAt: number;
 }
 
 /** Options of {@link startSmtpSink}. */
@@ -90,6 +92,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
             to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           },
           raw: Buffer.concat(chunks),
+          receivedAt: performance.now(),
         });
         for (const waiter of waiters) waiter();
         callback(null, 'OK: queued');

@@ -33,7 +33,7 @@ import {
   ACTIVITY_VIEW,
   createActivityIndexes,
 } from './feed/items.ts';
-import { ACTIVITY_VIEW_GROUP, projectActivity } from './feed/projection.ts';
+import { ACTIVITY_VIEW_GROUP, projectActivity, projectActivityBatch } from './feed/projection.ts';
 import { createUpcomingIndexes, upcomingRouter } from './upcoming/api.ts';
 import { webhookEndpointsRouter } from './webhooks/api.ts';
 import {
@@ -161,6 +161,8 @@ export function createActivityService(
   let dispatch: Consumer | undefined;
   let reset: Consumer | undefined;
   const handle = (event: RecordedEvent): Promise<void> => projectActivity(deps.views, event);
+  const handleBatch = (events: readonly RecordedEvent[]): Promise<void> =>
+    projectActivityBatch(deps.views, events);
 
   return {
     name: 'activity',
@@ -183,6 +185,7 @@ export function createActivityService(
           groupId: ACTIVITY_VIEW_GROUP,
           topics: ACTIVITY_TOPICS,
           handle,
+          handleBatch,
           concurrency,
         }),
         deps.bus.consume({

@@ -87,7 +87,7 @@ export interface SendingApi extends CampaignEmailsApi, WorkflowEmailsApi {
 }
 
 /** Emails of one delivery lane handled at once. */
-const DELIVERY_CONCURRENCY = 64;
+const DELIVERY_CONCURRENCY = 256;
 
 /**
  * The sending service (spec part 4 "POST /v1/send", "Templates"; architecture "Delivery"):
@@ -98,7 +98,7 @@ const DELIVERY_CONCURRENCY = 64;
  * the `templates`, `emails`, `timers`, `suppressions` and `inboundEmails` views (group
  * `sending-projection`); the
  * delivery worker (groups `sending-delivery` for transactional and `sending-campaign-delivery`
- * for campaign email, topic `email`, 64 emails at a time each); the suppression of hard-bounced and
+ * for campaign email, topic `email`, 256 emails at a time each); the suppression of hard-bounced and
  * complaining addresses (group `sending-feedback`); the billing caps and consumption (group
  * `sending-billing`: views `billingLimits`, `billingUsage`, `billingCounted`), which every
  * accepted email is checked against (402 BILLING_LIMIT_EXCEEDED); the inbound SMTP listener of bounce and
@@ -276,9 +276,10 @@ export function createSendingService(deps: SendingDeps): ServiceModule & { api: 
         deps.bus.consume({
           groupId: lane === 'transactional' ? 'sending-delivery' : 'sending-campaign-delivery',
           topics: ['email'],
-          // Emails in flight: enough to keep every connection of the pool busy while others are
-          // composed, signed and recorded.
+          // Emails in flight: enough to keep the composer threads and every connection of the
+          // pool busy while others are recorded (campaign mail waits behind other mail there).
           concurrency: DELIVERY_CONCURRENCY,
+          batchSize: 1024,
           // A worker: its handler waits on SMTP.
           ownPass: true,
           handle: (event) => handleDelivery(deliveryDeps, event, lane),

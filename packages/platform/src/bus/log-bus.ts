@@ -72,6 +72,21 @@ function sleep(pollMs: number, setWake: (wake: (() => void) | undefined) => void
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * Longest stretch of handling, ms, before the handlers of a process let the event loop run:
+ * the embedded adapters answer without I/O, so handlers resolve one another's promises without
+ * end and would hold back requests, timers and replies of worker threads.
+ */
+const SLICE_MS = 10;
+let sliceStartedAt = performance.now();
+
+/** Yields to the event loop once the current slice of handling is over (see {@link SLICE_MS}). */
+async function pace(): Promise<void> {
+  if (performance.now() - sliceStartedAt < SLICE_MS) return;
+  await yieldToEventLoop();
+  sliceStartedAt = performance.now();
+}
+
+/**
  * The pass over the log shared by the groups that caught up with it: reads the union of their
  * topics once per batch and hands each group its events of the batch.
  */
@@ -450,6 +465,7 @@ class LogConsumer implements Consumer {
   private async handleBatch(batch: RecordedEvent[], retry: boolean): Promise<boolean> {
     const { handleBatch } = this.options;
     if (handleBatch !== undefined) {
+      await pace();
       const handled = await this.attempt(() => handleBatch(batch), batch[0], retry);
       const last = batch[batch.length - 1];
       if (handled && last !== undefined) this.advance(last.position);
@@ -469,6 +485,7 @@ class LogConsumer implements Consumer {
       while (next < partitions.length && complete) {
         const partition = partitions[next++] ?? [];
         for (const event of partition) {
+          await pace();
           if (!(await this.handleOne(event, retry))) {
             complete = false;
             return;

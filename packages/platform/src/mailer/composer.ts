@@ -41,8 +41,10 @@ const THREAD_ENTRY = join(import.meta.dirname, 'compose-thread.ts');
 /**
  * Composes and DKIM-signs outgoing messages in worker threads (`compose-thread.ts`), so the
  * CPU-bound part of delivery (MIME building and an RSA signature per message, about 1 ms) never
- * blocks the platform's event loop and runs on other cores. Threads start on demand and end
- * when idle, so an idle platform holds none.
+ * blocks the platform's event loop and runs on other cores. Each message goes to a thread at
+ * once (a busy event loop here never leaves a thread without work); a thread composes bulk mail
+ * only when no other message waits. Threads start on demand and end when idle, so an idle
+ * platform holds none.
  */
 export class MessageComposer {
   private readonly maxThreads: number;

@@ -36,6 +36,11 @@ export interface OutgoingMessage {
   headers?: Record<string, string>;
   attachments?: MailAttachment[];
   dkim?: DkimKey;
+  /**
+   * Bulk mail (a campaign's): waits behind every other message for the mailer's threads and
+   * connections, never the other way round.
+   */
+  bulk?: boolean;
 }
 
 /** What the receiving side said when it accepted a message. */

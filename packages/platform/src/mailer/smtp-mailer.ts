@@ -48,6 +48,8 @@ export type SmtpThreadRequest =
       messageId: string;
       envelope: { from: string; to: string };
       raw: Uint8Array<ArrayBuffer>;
+      /** Bulk mail: handed to the pool only when no other message waits. */
+      bulk: boolean;
     }
   | { kind: 'recorded'; emailIds: string[] }
   | { kind: 'close' };
@@ -62,6 +64,8 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
+type SendRequest = Extract<SmtpThreadRequest, { kind: 'send' }>;
+
 const THREAD_ENTRY = join(import.meta.dirname, 'smtp-thread.ts');
 
 /** The delivery journal of a data folder (`:memory:` stays in memory). */
@@ -75,7 +79,9 @@ export function deliveryJournalOf(dataDir: string): string {
  * ever delays an SMTP reply. Messages are composed and DKIM-signed first, in composer threads
  * ({@link MessageComposer}), then streamed to the relay.
  *
- * Every part of the SMTP transaction runs in parallel across the pool except its commit point:
+ * The thread hands the pool two messages per connection at a time, bulk mail only when no other
+ * message waits. Every part of the SMTP transaction runs in parallel across the pool except its
+ * commit point:
  * the last byte of a message (after which the server's 250 means "accepted") is released to one
  * connection at a time, and the next one only once the acceptance is in the delivery journal (a
  * SQLite file of the thread). A crash can therefore leave at most one accepted message the
@@ -128,9 +134,7 @@ export class SmtpMailer implements Mailer {
     return thread;
   }
 
-  private request(
-    request: Omit<Extract<SmtpThreadRequest, { kind: 'send' }>, 'id'>,
-  ): Promise<SmtpThreadReply> {
+  private request(request: Omit<SendRequest, 'id'>): Promise<SmtpThreadReply> {
     const thread = this.started();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -157,6 +161,7 @@ export class SmtpMailer implements Mailer {
         messageId: composed.messageId,
         envelope: envelopeOf(message),
         raw,
+        bulk: message.bulk === true,
       });
     } catch (error) {
       throw new DeliveryError(error instanceof Error ? error.message : String(error), true);

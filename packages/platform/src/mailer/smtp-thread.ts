@@ -12,7 +12,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 
+import { LaneQueue } from './lanes.ts';
 import type { SmtpThreadOptions, SmtpThreadReply, SmtpThreadRequest } from './smtp-mailer.ts';
+
+type SendRequest = Extract<SmtpThreadRequest, { kind: 'send' }>;
 
 /** Journal rows older than this are dropped at start (their email was recorded long ago), ms. */
 const JOURNAL_KEPT_MS = 30 * 24 * 3600 * 1000;
@@ -84,6 +87,23 @@ const transport: nodemailer.Transporter<SMTPPool.SentMessageInfo> = nodemailer.c
 });
 
 let commitPoint: Promise<void> = Promise.resolve();
+/** Sends waiting for the pool; two per connection are in it at a time. */
+const waiting = new LaneQueue<SendRequest>();
+const window = 2 * options.maxConnections;
+let sending = 0;
+
+/** Hands waiting sends to the pool while it has room. */
+function dispatch(): void {
+  while (sending < window) {
+    const next = waiting.shift();
+    if (next === undefined) return;
+    sending += 1;
+    void send(next).finally(() => {
+      sending -= 1;
+      dispatch();
+    });
+  }
+}
 
 /** Waits for the commit point; resolves with the function that releases it. */
 async function enterCommitPoint(): Promise<() => void> {
@@ -100,7 +120,7 @@ async function enterCommitPoint(): Promise<() => void> {
  * Sends one raw message, or answers the receipt journaled for its email id when the relay
  * accepted it before (also before a crash): it is never sent again.
  */
-async function send(request: Extract<SmtpThreadRequest, { kind: 'send' }>): Promise<void> {
+async function send(request: SendRequest): Promise<void> {
   const known = statements.find.get(request.emailId) as
     { message_id: string; response: string } | undefined;
   if (known !== undefined) {
@@ -167,7 +187,8 @@ function forget(emailIds: readonly string[]): void {
 port.on('message', (request: SmtpThreadRequest) => {
   switch (request.kind) {
     case 'send':
-      void send(request);
+      waiting.push(request, request.bulk);
+      dispatch();
       return;
     case 'recorded':
       forget(request.emailIds);

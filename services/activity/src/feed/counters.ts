@@ -25,6 +25,19 @@ import {
   typeKey,
 } from './items.ts';
 
+/** An item as the counters see it. */
+type CountedItem = Pick<ActivityItemDocument, 'projectId' | 'type' | 'at' | 'data'>;
+
+/** The changes of one counters document: its key, increments and day bounds. */
+interface CounterChange {
+  projectId: string;
+  scope: StatsScope;
+  bucket: string;
+  inc: Record<string, number>;
+  firstDay?: string;
+  lastDay?: string;
+}
+
 /**
  * Adds `delta` (+1 for an added item, -1 for a removed one) to the all-time, day and hour
  * counters of `item`'s project and type, and to those of its campaign (email items) or event
@@ -32,32 +45,63 @@ import {
  */
 export async function bumpCounters(
   views: ViewStore,
-  item: Pick<ActivityItemDocument, 'projectId' | 'type' | 'at' | 'data'>,
+  item: CountedItem,
   delta: 1 | -1,
 ): Promise<void> {
-  const stats = activityStats(views);
-  const ms = Date.parse(item.at);
-  const day = dayOf(ms);
-  const inc = { total: delta, [`counts.${typeKey(item.type)}`]: delta };
-  const buckets: [StatsScope, string][] = [
-    ['total', ''],
-    ['day', day],
-    ['hour', hourOf(ms)],
-  ];
-  const { campaignId, name } = item.data;
-  if (typeof campaignId === 'string' && item.type.startsWith('email.')) {
-    buckets.push(['campaign', campaignId]);
+  await bumpCountersOf(views, [item], delta);
+}
+
+/**
+ * {@link bumpCounters} of many items at once: each counters document they touch is written once
+ * with the sum of their increments.
+ */
+export async function bumpCountersOf(
+  views: ViewStore,
+  items: readonly CountedItem[],
+  delta: 1 | -1,
+): Promise<void> {
+  const changes = new Map<string, CounterChange>();
+  for (const item of items) {
+    const ms = Date.parse(item.at);
+    const day = dayOf(ms);
+    const key = `counts.${typeKey(item.type)}`;
+    const buckets: [StatsScope, string][] = [
+      ['total', ''],
+      ['day', day],
+      ['hour', hourOf(ms)],
+    ];
+    const { campaignId, name } = item.data;
+    if (typeof campaignId === 'string' && item.type.startsWith('email.')) {
+      buckets.push(['campaign', campaignId]);
+    }
+    if (item.type === 'event.triggered' && typeof name === 'string') {
+      buckets.push(['event', name]);
+    }
+    for (const [scope, bucket] of buckets) {
+      const id = statsId(scope, item.projectId, bucket);
+      let change = changes.get(id);
+      if (change === undefined) {
+        change = { projectId: item.projectId, scope, bucket, inc: { total: 0 } };
+        changes.set(id, change);
+      }
+      change.inc.total = (change.inc.total ?? 0) + delta;
+      change.inc[key] = (change.inc[key] ?? 0) + delta;
+      if (scope === 'total' && delta > 0) {
+        if (change.firstDay === undefined || day < change.firstDay) change.firstDay = day;
+        if (change.lastDay === undefined || day > change.lastDay) change.lastDay = day;
+      }
+    }
   }
-  if (item.type === 'event.triggered' && typeof name === 'string') buckets.push(['event', name]);
-  for (const [scope, bucket] of buckets) {
+  const stats = activityStats(views);
+  for (const [id, change] of changes) {
     const update = {
-      $inc: inc,
-      $setOnInsert: { projectId: item.projectId, scope, bucket },
-      ...(scope === 'total' && delta > 0
-        ? { $min: { firstDay: day }, $max: { lastDay: day } }
-        : {}),
+      $inc: change.inc,
+      $setOnInsert: { projectId: change.projectId, scope: change.scope, bucket: change.bucket },
+      ...(change.firstDay === undefined || change.lastDay === undefined
+        ? {}
+        : { $min: { firstDay: change.firstDay }, $max: { lastDay: change.lastDay } }),
     };
-    const filter = { _id: statsId(scope, item.projectId, bucket) };
+    const filter = { _id: id };
     try {
       await stats.updateOne(filter, update, { upsert: true });
     } catch (error) {

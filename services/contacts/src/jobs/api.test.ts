@@ -299,6 +299,10 @@ describe('contact jobs API', () => {
         events: [{ type: 'ImportChunkQueued', data: { chunk: 0, rows: 'garbage' }, metadata }],
       },
     ]);
+    // Appended past the API: the jobs view shows the job once its projection reached it.
+    const position = await harness.platform.store.headPosition();
+    for (const projection of harness.service.projections())
+      await projection.waitFor(position, 5000);
     const job = await finished(api, `/contacts/import/${jobId}`);
     expect(job).toMatchObject({ status: 'FAILED', processed: 0, total: 1 });
     expect(job.failedReason).toContain('could not be read');

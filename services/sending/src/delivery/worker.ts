@@ -76,6 +76,8 @@ function outgoing(
     html,
     headers: queued.headers,
     attachments: queued.attachments,
+    // Campaign mail yields to every other email in the mailer's queues.
+    bulk: queued.campaignId !== undefined,
   };
 }
 
