@@ -15,13 +15,4 @@ export class LaneQueue<T> {
   shift(): T | undefined {
     return this.first.length > 0 ? this.first.shift() : this.bulk.shift();
   }
-
-  /** Every item, emptying the queue. */
-  drain(): T[] {
-    return [...this.first.splice(0), ...this.bulk.splice(0)];
-  }
-
-  get size(): number {
-    return this.first.length + this.bulk.length;
-  }
 }
