@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { freePort } from '@stamp/testkit/net.ts';
+import { STAMP_NODE_ARGS } from '@stamp/testkit/stamp-process.ts';
 import { removeTemporaryDirectories, temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 /**
@@ -51,7 +52,7 @@ export async function startProcess(
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, script], {
+  const child = spawn(process.execPath, [...STAMP_NODE_ARGS, ...nodeArgs, script], {
     env: {
       ...process.env,
       STAMP_PORT: String(port),

@@ -8,6 +8,7 @@ import {
   LogBus,
   type Logger,
   openDatabase,
+  startWalCheckpoints,
   SqliteCheckpointStore,
   SqliteEventStore,
   SqliteLeaseStore,
@@ -73,12 +74,15 @@ export async function openPlatform(env: ProcessEnv, logger: Logger): Promise<Pla
     let views: ViewStore;
     let flushViews: (() => void) | undefined;
     if (env.STAMP_EVENT_STORE === 'embedded') {
-      const db = openDatabase(join(env.STAMP_DATA_DIR, 'stamp.db'), {
+      const path = join(env.STAMP_DATA_DIR, 'stamp.db');
+      const db = openDatabase(path, {
         synchronous: env.STAMP_DURABILITY,
         cacheMb: env.STAMP_CACHE_MB,
       });
+      const stopCheckpoints = startWalCheckpoints(db, path);
       const sqlite = new SqliteEventStore(db);
-      closers.push(() => {
+      closers.push(async () => {
+        await stopCheckpoints();
         // Leaves no erased bytes in the write-ahead log (crypto-shredding, stream deletion).
         sqlite.truncateLog();
         db.close();

@@ -7,7 +7,7 @@ import type { Bus } from './bus/bus.ts';
 import { type CheckpointStore, SqliteCheckpointStore } from './bus/checkpoint-store.ts';
 import { LogBus } from './bus/log-bus.ts';
 import { SqliteEventStore } from './event-store/sqlite-event-store.ts';
-import { openDatabase } from './sqlite/database.ts';
+import { openDatabase, startWalCheckpoints } from './sqlite/database.ts';
 import { type LeaseStore, SqliteLeaseStore } from './timers/leases.ts';
 import { SqliteViewStore } from './views/sqlite-view-store.ts';
 import type { ViewStore } from './views/view-store.ts';
@@ -37,6 +37,7 @@ export function openEmbeddedPlatform(options: {
 }): EmbeddedPlatform {
   const path = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'stamp.db');
   const db = openDatabase(path, { synchronous: options.synchronous, cacheMb: options.cacheMb });
+  const stopCheckpoints = startWalCheckpoints(db, path);
   const store = new SqliteEventStore(db);
   const checkpoints = new SqliteCheckpointStore(db);
   const views = new SqliteViewStore(db);
@@ -60,6 +61,7 @@ export function openEmbeddedPlatform(options: {
     async close() {
       await store.close();
       await views.close();
+      await stopCheckpoints();
       // Leaves no erased bytes in the write-ahead log (crypto-shredding, stream deletion).
       store.truncateLog();
       db.close();

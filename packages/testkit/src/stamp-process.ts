@@ -1,6 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 
 /**
+ * V8 options of every Stamp process, as `./pnpmw start` and the container image give them: a
+ * young generation of at most 2 × 8 MiB (`--max-semi-space-size`), which V8 would otherwise size
+ * from the machine's memory (up to 2 × 32 MiB) and keep at its largest after start-up.
+ */
+export const STAMP_NODE_ARGS: readonly string[] = ['--max-semi-space-size=8'];
+
+/**
  * One Stamp process started from its entry point `services/<name>/src/main.ts` (run from the
  * repository's root), as a deployment runs it: the multi-process tests start the services this
  * way.
@@ -27,11 +34,15 @@ export class StampProcess {
    *   in time.
    */
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [`services/${this.name}/src/main.ts`], {
-      cwd: process.cwd(),
-      env: { ...process.env, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...STAMP_NODE_ARGS, `services/${this.name}/src/main.ts`],
+      {
+        cwd: process.cwd(),
+        env: { ...process.env, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.child = child;
     const keep = (chunk: Buffer): void => {
       this.output = (this.output + chunk.toString()).slice(-4000);

@@ -4,6 +4,7 @@ import { createLogger } from '@stamp/platform';
 import { startDnsServer, type TestDnsServer } from '@stamp/testkit/dns-server.ts';
 import { fetchJson, freePort, type JsonResponse } from '@stamp/testkit/net.ts';
 import { type SmtpSink, startSmtpSink } from '@stamp/testkit/smtp-sink.ts';
+import { STAMP_NODE_ARGS } from '@stamp/testkit/stamp-process.ts';
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { type Stamp, startStamp } from './app.ts';
@@ -108,11 +109,15 @@ export async function startProcess(
   url: string,
   nodeArgs: readonly string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, 'services/lite/src/main.ts'], {
-    cwd: process.cwd(),
-    env: { ...process.env, STAMP_INBOUND_SMTP_PORT: '0', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...STAMP_NODE_ARGS, ...nodeArgs, 'services/lite/src/main.ts'],
+    {
+      cwd: process.cwd(),
+      env: { ...process.env, STAMP_INBOUND_SMTP_PORT: '0', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();

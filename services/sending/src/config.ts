@@ -1,4 +1,5 @@
-import { portWithDefault } from '@stamp/host';
+// The configuration module alone: the package's index loads every distributed adapter.
+import { portWithDefault } from '@stamp/host/config.ts';
 import { z } from 'zod';
 
 import { TRACKING_MODES } from '@stamp/contracts';

@@ -3,7 +3,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
 
 import { BoundedCache } from '../bounded-cache.ts';
-import type { DkimKey, OutgoingMessage } from './mailer.ts';
+import { type DkimKey, envelopeOf, type OutgoingMessage } from './mailer.ts';
 
 const signingKeys = new BoundedCache<string, KeyObject>(256);
 
@@ -26,11 +26,6 @@ function signingKey(pem: string): KeyObject {
 function dkimOptions(dkim: DkimKey): SendMailOptions['dkim'] {
   // nodemailer's types name only PEM strings; its signer passes the key to crypto unchanged.
   return { ...dkim, privateKey: signingKey(dkim.privateKey) as unknown as string };
-}
-
-/** The SMTP envelope of `message` (RFC 5321 MAIL FROM and RCPT TO). */
-export function envelopeOf(message: OutgoingMessage): { from: string; to: string } {
-  return { from: message.envelopeFrom ?? message.from.address, to: message.to.address };
 }
 
 /** Maps an {@link OutgoingMessage} to nodemailer's message options (one place for both transports). */

@@ -43,6 +43,11 @@ export interface OutgoingMessage {
   bulk?: boolean;
 }
 
+/** The SMTP envelope of `message` (RFC 5321 MAIL FROM and RCPT TO). */
+export function envelopeOf(message: OutgoingMessage): { from: string; to: string } {
+  return { from: message.envelopeFrom ?? message.from.address, to: message.to.address };
+}
+
 /** What the receiving side said when it accepted a message. */
 export interface DeliveryReceipt {
   messageId: string;

@@ -1,12 +1,12 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
-import { envelopeOf } from './compose.ts';
 import { type MessageComposer, sharedComposer } from './composer.ts';
 import {
   type Commit,
   type DeliveryReceipt,
   DeliveryError,
+  envelopeOf,
   type Mailer,
   type OutgoingMessage,
 } from './mailer.ts';

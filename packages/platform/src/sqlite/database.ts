@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 
 /** Options for {@link openDatabase}. */
 export interface DatabaseOptions {
@@ -69,3 +70,74 @@ const controls = new WeakMap<
   DatabaseSync,
   { begin: StatementSync; commit: StatementSync; rollback: StatementSync }
 >();
+
+/** How often the checkpoint thread copies the write-ahead log into the database file, ms. */
+const CHECKPOINT_INTERVAL_MS = 250;
+/** Size of the write-ahead log beyond which the checkpoint thread starts it over, bytes. */
+const CHECKPOINT_RESTART_BYTES = 64 * 1024 * 1024;
+/** The checkpoint thread ends after this long without writes, ms. */
+const CHECKPOINT_IDLE_MS = 10_000;
+/** Log growth within one look (1 s) that starts the checkpoint thread, bytes. */
+const CHECKPOINT_START_BYTES = 4 * 1024 * 1024;
+/** SQLite's default `wal_autocheckpoint` (pages), for the times the thread does not run. */
+const AUTOCHECKPOINT_PAGES = 1000;
+
+/** Size of the file at `path`, bytes (0 when there is none). */
+function fileBytes(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Moves the WAL checkpoints of `db` (the database file at `path`) to a thread of their own
+ * (`checkpoint-thread.ts`) while writes are heavy: SQLite would otherwise copy the log into the
+ * database file (and sync it) inside the commit that fills it past `wal_autocheckpoint`, on the
+ * event loop of the platform. The thread starts when the log grows by 4 MiB within a second,
+ * and ends after 10 s without writes, when the connection's own checkpoints take over again
+ * (an idle platform holds no thread). Returns the function that stops it; the caller's own
+ * checkpoints (a truncation after an erasure, at close) work as before. Nothing to do for
+ * `:memory:`.
+ */
+export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promise<void> {
+  if (path === ':memory:') return () => Promise.resolve();
+  const log = `${path}-wal`;
+  let thread: Worker | undefined;
+  let ended: Promise<void> = Promise.resolve();
+  let lastBytes = fileBytes(log);
+  const start = (): void => {
+    db.exec('PRAGMA wal_autocheckpoint = 0');
+    const started = new Worker(join(import.meta.dirname, 'checkpoint-thread.ts'), {
+      workerData: {
+        path,
+        intervalMs: CHECKPOINT_INTERVAL_MS,
+        restartBytes: CHECKPOINT_RESTART_BYTES,
+        idleMs: CHECKPOINT_IDLE_MS,
+      },
+    });
+    // It keeps no process alive; an error of its own (the file is gone) leaves checkpoints to
+    // the connection.
+    started.unref();
+    started.on('error', () => undefined);
+    thread = started;
+    ended = new Promise<void>((resolve) => {
+      started.once('exit', () => {
+        thread = undefined;
+        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        resolve();
+      });
+    });
+  };
+  const look = setInterval(() => {
+    const bytes = fileBytes(log);
+    if (thread === undefined && bytes - lastBytes >= CHECKPOINT_START_BYTES) start();
+    lastBytes = bytes;
+  }, 1000).unref();
+  return async () => {
+    clearInterval(look);
+    thread?.postMessage('stop');
+    await ended;
+  };
+}

@@ -1,5 +1,6 @@
-import { Query } from 'mingo';
 import type { AnyObject } from 'mingo/types';
+
+import { mingoQuery } from './mingo.ts';
 
 import type { Filter } from './view-store.ts';
 
@@ -91,7 +92,7 @@ export function compileFilter(filter: Filter): (document: unknown) => boolean {
   for (const [path, expected] of Object.entries(filter)) {
     const test = path.startsWith('$') ? undefined : condition(expected);
     if (test === undefined) {
-      const query = new Query(filter, {});
+      const query = new (mingoQuery().Query)(filter, {});
       return (document) => query.test(document as AnyObject);
     }
     tests.push([path.split('.'), test]);
@@ -99,7 +100,7 @@ export function compileFilter(filter: Filter): (document: unknown) => boolean {
   return (document) => {
     for (const [parts, test] of tests) {
       const value = valueAt(document, parts);
-      if (value === ARRAY) return new Query(filter, {}).test(document as AnyObject);
+      if (value === ARRAY) return new (mingoQuery().Query)(filter, {}).test(document as AnyObject);
       if (!test(value)) return false;
     }
     return true;

@@ -1,11 +1,10 @@
 import type { SQLInputValue, StatementSync } from 'node:sqlite';
 
-import { aggregate, Query } from 'mingo';
-import { update as applyUpdate } from 'mingo/updater';
 import type { AnyObject } from 'mingo/types';
 
 import { BoundedCache } from '../bounded-cache.ts';
 import { DocumentShape, TYPE } from './document-shape.ts';
+import { mingoQuery, mingoUpdater } from './mingo.ts';
 import { compileFilter, compileSort, UnsortableError } from './simple-filter.ts';
 import { applySimpleUpdate } from './simple-update.ts';
 import {
@@ -147,7 +146,7 @@ function sortDocuments(documents: ViewDocument[], sort: Record<string, 1 | -1>):
     return documents.sort(compileSort(sort));
   } catch (error) {
     if (!(error instanceof UnsortableError)) throw error;
-    return new Query({}, {}).find<ViewDocument>(documents).sort(sort).all();
+    return new (mingoQuery().Query)({}, {}).find<ViewDocument>(documents).sort(sort).all();
   }
 }
 
@@ -967,7 +966,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       const next = this.counts.size === 0 ? target : structuredClone(target);
       const changed =
         applySimpleUpdate(next, modifier) ??
-        applyUpdate(next, modifier as AnyObject, [], undefined, { cloneMode: 'deep' }).length > 0;
+        mingoUpdater().update(next, modifier, [], undefined, { cloneMode: 'deep' }).length > 0;
       if (changed) {
         this.put(next, target);
         modifiedCount += 1;
@@ -990,7 +989,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     }
     const insert = { ...modifier, $set: { ...modifier.$set, ...$setOnInsert } };
     if (applySimpleUpdate(created, insert) === undefined) {
-      applyUpdate(created, insert as AnyObject, [], undefined, { cloneMode: 'deep' });
+      mingoUpdater().update(created, insert, [], undefined, { cloneMode: 'deep' });
     }
     if (typeof created._id !== 'string') {
       throw new Error(`upsert into ${this.name} needs a string _id in the filter or update`);
@@ -1083,7 +1082,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     }
     this.prepareRead();
     const source = this.select(filter, translateFilter(filter, this), undefined, 0, undefined);
-    return Promise.resolve(aggregate(source, [...stages] as AnyObject[], {}) as R[]);
+    return Promise.resolve(mingoQuery().aggregate(source, [...stages] as AnyObject[], {}) as R[]);
   }
 
   createIndex(keys: IndexKeys, options: IndexOptions = {}): Promise<void> {
