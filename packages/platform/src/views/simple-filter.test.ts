@@ -24,12 +24,21 @@ const condition = fc.oneof(
   fc.constant(null),
   fc.dictionary(operator, scalar, { minKeys: 1, maxKeys: 2 }),
 );
-const filters = fc.dictionary(fc.constantFrom('a', 'b', 'n', 'a.c', 'missing'), condition, {
-  maxKeys: 3,
-});
+const path = fc.constantFrom('a', 'b', 'n', 'a.c', 'missing');
+const negated = fc.oneof(
+  condition,
+  fc.record({ $not: fc.dictionary(operator, scalar, { minKeys: 1, maxKeys: 2 }) }),
+);
+const plain = fc.dictionary(path, negated, { maxKeys: 3 });
+const filters = fc.oneof(
+  plain,
+  fc
+    .tuple(plain, fc.constantFrom('$or', '$and'), fc.array(plain, { minLength: 1, maxLength: 3 }))
+    .map(([fields, kind, members]) => ({ ...fields, [kind]: members })),
+);
 
 describe('compileFilter', () => {
-  it('answers exactly as mingo (MongoDB semantics) on scalar filters', () => {
+  it('answers exactly as mingo (MongoDB semantics) on scalar filters, negated and grouped', () => {
     fc.assert(
       fc.property(filters, documents, (filter, document) => {
         expect(compileFilter(filter)(document)).toBe(new Query(filter, {}).test(document));
@@ -39,8 +48,10 @@ describe('compileFilter', () => {
   });
 
   it('falls back to mingo for other operators', () => {
-    const test = compileFilter({ a: { $in: [1, 2] }, $or: [{ b: 'x' }, { b: 'y' }] });
-    expect(test({ a: 2, b: 'y' })).toBe(true);
-    expect(test({ a: 3, b: 'y' })).toBe(false);
+    const test = compileFilter({ a: { $in: [1, 2] }, $or: [{ b: 'x' }, { b: { $size: 1 } }] });
+    expect(test({ a: 2, b: 'x' })).toBe(true);
+    expect(test({ a: 2, b: 'y' })).toBe(false);
+    expect(test({ a: 3, b: 'x' })).toBe(false);
+    expect(test({ a: 1, b: ['q'] })).toBe(true);
   });
 });

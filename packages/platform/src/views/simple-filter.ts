@@ -69,7 +69,14 @@ function condition(expected: unknown): Test | undefined {
     let test: Test | undefined;
     if (operator === '$regex') test = regex(operand, operators.$options);
     else if (operator === '$options') continue;
-    else if (operator === '$in' && Array.isArray(operand) && operand.every(isScalar)) {
+    else if (operator === '$not') {
+      // Operators only (MongoDB refuses `$not` of a value); a missing field matches.
+      const inner =
+        operand !== null && typeof operand === 'object' && !Array.isArray(operand)
+          ? condition(operand)
+          : undefined;
+      test = inner === undefined ? undefined : (value) => !inner(value);
+    } else if (operator === '$in' && Array.isArray(operand) && operand.every(isScalar)) {
       const members = new Set<unknown>(operand);
       test = (value) => members.has(value);
     } else if (isScalar(operand)) test = comparison(operator, operand);
@@ -82,26 +89,70 @@ function condition(expected: unknown): Test | undefined {
 /**
  * Compiles a MongoDB filter to a predicate. Filters made only of top-level field paths compared
  * with scalars (`{a: 1, 'b.c': 'x', n: {$lt: 5}}`: equality, `$eq`, `$ne`, `$lt`, `$lte`, `$gt`,
- * `$gte`, `$exists`, `$in` of scalars, `$regex` with `$options` i/m/s; no arrays) are compiled
- * directly; every other filter is compiled by mingo. Both give
+ * `$gte`, `$exists`, `$in` of scalars, `$regex` with `$options` i/m/s, `$not` of those; no
+ * arrays), and top-level `$and` and `$or` of such filters, are compiled directly; every other
+ * filter is compiled by mingo. Both give
  * MongoDB's answer; the direct path only skips mingo's compilation on the hot paths (look-ups
  * by id and by key, revision guards).
  */
 export function compileFilter(filter: Filter): (document: unknown) => boolean {
+  const direct = compileDirect(filter);
+  if (direct === undefined) {
+    const query = new (mingoQuery().Query)(filter, {});
+    return (document) => query.test(document as AnyObject);
+  }
+  return (document) => {
+    const answer = direct(document);
+    return answer === ARRAY
+      ? new (mingoQuery().Query)(filter, {}).test(document as AnyObject)
+      : answer;
+  };
+}
+
+/**
+ * The direct predicate of `filter` (see {@link compileFilter}), also through top-level `$and`
+ * and `$or` of such filters; it answers {@link ARRAY} where a path crosses an array. Undefined
+ * for any other filter.
+ */
+function compileDirect(
+  filter: Filter,
+): ((document: unknown) => boolean | typeof ARRAY) | undefined {
   const tests: [string[], Test][] = [];
+  const groups: ['$and' | '$or', ((document: unknown) => boolean | typeof ARRAY)[]][] = [];
   for (const [path, expected] of Object.entries(filter)) {
-    const test = path.startsWith('$') ? undefined : condition(expected);
-    if (test === undefined) {
-      const query = new (mingoQuery().Query)(filter, {});
-      return (document) => query.test(document as AnyObject);
+    if (path === '$and' || path === '$or') {
+      if (!Array.isArray(expected) || expected.length === 0) return undefined;
+      const members: ((document: unknown) => boolean | typeof ARRAY)[] = [];
+      for (const member of expected as unknown[]) {
+        if (member === null || typeof member !== 'object' || Array.isArray(member)) {
+          return undefined;
+        }
+        const compiled = compileDirect(member as Filter);
+        if (compiled === undefined) return undefined;
+        members.push(compiled);
+      }
+      groups.push([path, members]);
+      continue;
     }
+    const test = path.startsWith('$') ? undefined : condition(expected);
+    if (test === undefined) return undefined;
     tests.push([path.split('.'), test]);
   }
   return (document) => {
     for (const [parts, test] of tests) {
       const value = valueAt(document, parts);
-      if (value === ARRAY) return new (mingoQuery().Query)(filter, {}).test(document as AnyObject);
+      if (value === ARRAY) return ARRAY;
       if (!test(value)) return false;
+    }
+    for (const [kind, members] of groups) {
+      let any = false;
+      for (const member of members) {
+        const answer = member(document);
+        if (answer === ARRAY) return ARRAY;
+        if (kind === '$and' && !answer) return false;
+        if (answer) any = true;
+      }
+      if (kind === '$or' && !any) return false;
     }
     return true;
   };
