@@ -100,6 +100,7 @@ export function createTrackedEvents(deps: TrackedEventsDeps): TrackedEvents {
             SEGMENT_MEMBERSHIP_STREAM_CATEGORY,
           ],
           handle: (event) => projection.handle(event),
+          handleBatch: (events) => projection.handleBatch(events),
           concurrency: 16,
         }),
       ];

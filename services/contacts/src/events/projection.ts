@@ -109,65 +109,101 @@ export class TrackedEventsProjection {
   }
 
   /** Applies one event of the topics `trackedEvent`, `contact` and `trackedEventName`. */
-  async handle(event: RecordedEvent): Promise<void> {
-    const category = event.streamId.slice(0, event.streamId.indexOf('-'));
-    if (category === TRACKED_EVENT_CATEGORY && event.type === 'EventTracked') {
-      await this.tracked(event);
-    } else if (
-      category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY &&
-      SEGMENT_MEMBERSHIP_CHANGES.has(event.type)
-    ) {
-      await this.tracked(event);
-    } else if (category === CONTACT_CATEGORY && event.type === 'ContactDeleted') {
-      await this.contactDeleted(event);
-    } else if (category === TRACKED_EVENT_NAME_CATEGORY && event.type === 'TrackedEventsDeleted') {
-      await this.namesDeleted(event);
-    }
+  handle(event: RecordedEvent): Promise<void> {
+    return this.handleBatch([event]);
   }
 
   /**
-   * Inserts a tracked event, or a system event recorded as a membership change (data
-   * `{segmentId, segmentName}`), under its event id.
+   * Applies events in log order, as {@link handle} of each in turn would: a run of tracked
+   * events is inserted together, its deletion markers read at once and its counters written
+   * once with the run's sums; a deletion (of a contact, of a name) ends the run before it.
    */
-  private async tracked(event: RecordedEvent): Promise<void> {
-    if (event.erased === true || !isRecord(event.data)) return;
-    const projectId = event.metadata.projectId;
-    const { name, contactId, segmentId, segmentName } = event.data;
-    const data =
-      event.type === 'EventTracked'
-        ? primitives(event.data.data)
-        : primitives({ segmentId, segmentName });
-    if (projectId === undefined || typeof name !== 'string' || typeof contactId !== 'string') {
-      return;
+  async handleBatch(events: readonly RecordedEvent[]): Promise<void> {
+    let run: RecordedEvent[] = [];
+    for (const event of events) {
+      const category = event.streamId.slice(0, event.streamId.indexOf('-'));
+      if (
+        (category === TRACKED_EVENT_CATEGORY && event.type === 'EventTracked') ||
+        (category === SEGMENT_MEMBERSHIP_STREAM_CATEGORY &&
+          SEGMENT_MEMBERSHIP_CHANGES.has(event.type))
+      ) {
+        run.push(event);
+      } else if (category === CONTACT_CATEGORY && event.type === 'ContactDeleted') {
+        await this.tracked(run);
+        run = [];
+        await this.contactDeleted(event);
+      } else if (
+        category === TRACKED_EVENT_NAME_CATEGORY &&
+        event.type === 'TrackedEventsDeleted'
+      ) {
+        await this.tracked(run);
+        run = [];
+        await this.namesDeleted(event);
+      }
     }
-    const block = await this.blockOf(projectId, name, contactId, event.position);
-    const own = event.type === 'EventTracked';
-    if (block === 'name') {
-      if (own) await this.store.deleteStream(event.streamId);
-      return;
+    await this.tracked(run);
+  }
+
+  /**
+   * Inserts tracked events, and system events recorded as membership changes (data
+   * `{segmentId, segmentName}`), each under its event id.
+   */
+  private async tracked(events: readonly RecordedEvent[]): Promise<void> {
+    const documents: TrackedEventView[] = [];
+    for (const event of events) {
+      if (event.erased === true || !isRecord(event.data)) continue;
+      const projectId = event.metadata.projectId;
+      const { name, contactId, segmentId, segmentName } = event.data;
+      if (projectId === undefined || typeof name !== 'string' || typeof contactId !== 'string') {
+        continue;
+      }
+      const data =
+        event.type === 'EventTracked'
+          ? primitives(event.data.data)
+          : primitives({ segmentId, segmentName });
+      documents.push({
+        _id: event.id,
+        projectId,
+        name,
+        contactId,
+        data,
+        createdAt: event.createdAt,
+        position: event.position,
+        bucket: bucketOf(event.position),
+      });
     }
-    if (block === 'contact') return;
-    const document: TrackedEventView = {
-      _id: event.id,
-      projectId,
-      name,
-      contactId,
-      data,
-      createdAt: event.createdAt,
-      position: event.position,
-      bucket: bucketOf(event.position),
-    };
-    try {
-      await this.views.events.insertOne(document);
-    } catch (error) {
-      if (isDuplicateKey(error)) return;
-      throw error;
+    if (documents.length === 0) return;
+    const own = new Set(
+      events.filter((event) => event.type === 'EventTracked').map((event) => event.id),
+    );
+    const streams = new Map(events.map((event) => [event.id, event.streamId]));
+    const blocks = await this.blocksOf(documents);
+    const inserted: TrackedEventView[] = [];
+    for (const document of documents) {
+      const block = blocks.get(document._id) ?? null;
+      if (block === 'name') {
+        if (own.has(document._id)) await this.store.deleteStream(streams.get(document._id) ?? '');
+        continue;
+      }
+      if (block === 'contact') continue;
+      try {
+        await this.views.events.insertOne(document);
+      } catch (error) {
+        if (isDuplicateKey(error)) continue;
+        throw error;
+      }
+      inserted.push(document);
     }
-    await this.count([document], 1);
-    // A deletion may have marked the name or the contact while the document was being inserted.
-    const late = await this.blockOf(projectId, name, contactId, event.position);
-    if (late !== null) await this.remove([document]);
-    if (late === 'name' && own) await this.store.deleteStream(event.streamId);
+    await this.count(inserted, 1);
+    // A deletion may have marked a name or a contact while the documents were being inserted.
+    const late = await this.blocksOf(inserted);
+    const removed = inserted.filter((document) => (late.get(document._id) ?? null) !== null);
+    await this.remove(removed);
+    for (const document of removed) {
+      if (late.get(document._id) === 'name' && own.has(document._id)) {
+        await this.store.deleteStream(streams.get(document._id) ?? '');
+      }
+    }
   }
 
   private async contactDeleted(event: RecordedEvent): Promise<void> {
@@ -209,17 +245,30 @@ export class TrackedEventsProjection {
     }
   }
 
-  /** Whether a deletion marker covers an event of `name` and `contactId` at `position`. */
-  private async blockOf(
-    projectId: string,
-    name: string,
-    contactId: string,
-    position: number,
-  ): Promise<Block> {
-    const named = await this.views.erasures.findOne({ _id: nameErasureKey(projectId, name) });
-    if (named !== null && named.upToPosition >= position) return 'name';
-    const contact = await this.views.erasures.findOne({ _id: contactErasureKey(contactId) });
-    return contact === null ? null : 'contact';
+  /**
+   * What keeps each document out of the views, by its id: a deletion of its name up to its
+   * position, or of its contact. The markers are read at once.
+   */
+  private async blocksOf(documents: readonly TrackedEventView[]): Promise<Map<string, Block>> {
+    const blocks = new Map<string, Block>();
+    if (documents.length === 0) return blocks;
+    const keys = new Set<string>();
+    for (const { projectId, name, contactId } of documents) {
+      keys.add(nameErasureKey(projectId, name));
+      keys.add(contactErasureKey(contactId));
+    }
+    const markers = new Map(
+      (await this.views.erasures.find({ _id: { $in: [...keys] } })).map((marker) => [
+        marker._id,
+        marker,
+      ]),
+    );
+    for (const { _id, projectId, name, contactId, position } of documents) {
+      const named = markers.get(nameErasureKey(projectId, name));
+      if (named !== undefined && named.upToPosition >= position) blocks.set(_id, 'name');
+      else if (markers.has(contactErasureKey(contactId))) blocks.set(_id, 'contact');
+    }
+    return blocks;
   }
 
   /** Deletes event documents; uncounts those this call deleted (not those already gone). */
