@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import type { OutgoingMessage } from './mailer.ts';
+import { PortBatch } from './port-batch.ts';
 
 /** A message for a composer thread. */
 export interface ComposeRequest {
@@ -32,6 +33,7 @@ interface Pending {
 
 interface Thread {
   worker: Worker;
+  requests: PortBatch<ComposeRequest>;
   pending: Map<number, Pending>;
   idleTimer: NodeJS.Timeout | undefined;
 }
@@ -73,8 +75,7 @@ export class MessageComposer {
       // A message being composed keeps the process alive, as pending I/O does.
       if (thread.pending.size === 0) thread.worker.ref();
       thread.pending.set(id, { resolve, reject });
-      const request: ComposeRequest = { id, message };
-      thread.worker.postMessage(request);
+      thread.requests.add({ id, message });
     });
   }
 
@@ -98,15 +99,20 @@ export class MessageComposer {
 
   private start(): Thread {
     const worker = new Worker(THREAD_ENTRY);
-    const thread: Thread = { worker, pending: new Map(), idleTimer: undefined };
-    worker.on('message', (reply: ComposeReply) => {
-      const pending = thread.pending.get(reply.id);
-      if (pending === undefined) return;
-      thread.pending.delete(reply.id);
-      if ('error' in reply) pending.reject(new Error(reply.error));
-      else {
-        const raw = Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength);
-        pending.resolve({ raw, messageId: reply.messageId });
+    const requests = new PortBatch<ComposeRequest>((items) => {
+      worker.postMessage(items);
+    });
+    const thread: Thread = { worker, requests, pending: new Map(), idleTimer: undefined };
+    worker.on('message', (replies: ComposeReply[]) => {
+      for (const reply of replies) {
+        const pending = thread.pending.get(reply.id);
+        if (pending === undefined) continue;
+        thread.pending.delete(reply.id);
+        if ('error' in reply) pending.reject(new Error(reply.error));
+        else {
+          const raw = Buffer.from(reply.raw.buffer, reply.raw.byteOffset, reply.raw.byteLength);
+          pending.resolve({ raw, messageId: reply.messageId });
+        }
       }
       if (thread.pending.size === 0) this.idle(thread);
     });

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 import { type MessageComposer, sharedComposer } from './composer.ts';
+import { PortBatch } from './port-batch.ts';
 import {
   type Commit,
   type DeliveryReceipt,
@@ -51,7 +52,7 @@ export type SmtpThreadRequest =
       /** Bulk mail: handed to the pool only when no other message waits. */
       bulk: boolean;
     }
-  | { kind: 'recorded'; emailIds: string[] }
+  | { kind: 'recorded'; emailId: string }
   | { kind: 'close' };
 
 /** The SMTP thread's answer to a send. */
@@ -94,9 +95,10 @@ export class SmtpMailer implements Mailer {
   private readonly options: SmtpThreadOptions;
   private readonly composer: MessageComposer;
   private thread: Worker | undefined;
+  /** Requests to the thread, posted together once per turn of the event loop. */
+  private requests: PortBatch<SmtpThreadRequest> | undefined;
   private readonly pending = new Map<number, Pending>();
   private nextId = 0;
-  private recorded: string[] = [];
 
   constructor(options: SmtpMailerOptions) {
     this.composer = options.composer ?? sharedComposer();
@@ -110,18 +112,28 @@ export class SmtpMailer implements Mailer {
   }
 
   /** The SMTP thread, started on first use; it keeps the process alive only while it sends. */
-  private started(): Worker {
-    if (this.thread !== undefined) return this.thread;
+  private started(): { thread: Worker; requests: PortBatch<SmtpThreadRequest> } {
+    if (this.thread !== undefined && this.requests !== undefined) {
+      return { thread: this.thread, requests: this.requests };
+    }
     const thread = new Worker(THREAD_ENTRY, { workerData: this.options });
-    thread.on('message', (reply: SmtpThreadReply) => {
-      const pending = this.pending.get(reply.id);
-      if (pending === undefined) return;
-      this.pending.delete(reply.id);
+    const requests = new PortBatch<SmtpThreadRequest>((items, transfer) => {
+      thread.postMessage(items, transfer);
+    });
+    thread.on('message', (replies: SmtpThreadReply[]) => {
+      for (const reply of replies) {
+        const pending = this.pending.get(reply.id);
+        if (pending === undefined) continue;
+        this.pending.delete(reply.id);
+        pending.resolve(reply);
+      }
       if (this.pending.size === 0) thread.unref();
-      pending.resolve(reply);
     });
     const fail = (error: Error): void => {
-      if (this.thread === thread) this.thread = undefined;
+      if (this.thread === thread) {
+        this.thread = undefined;
+        this.requests = undefined;
+      }
       for (const pending of this.pending.values()) pending.reject(error);
       this.pending.clear();
     };
@@ -131,17 +143,17 @@ export class SmtpMailer implements Mailer {
     });
     thread.unref();
     this.thread = thread;
-    return thread;
+    this.requests = requests;
+    return { thread, requests };
   }
 
   private request(request: Omit<SendRequest, 'id'>): Promise<SmtpThreadReply> {
-    const thread = this.started();
+    const { thread, requests } = this.started();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       if (this.pending.size === 0) thread.ref();
       this.pending.set(id, { resolve, reject });
-      const message: SmtpThreadRequest = { ...request, id };
-      thread.postMessage(message, [request.raw.buffer]);
+      requests.add({ ...request, id }, request.raw.buffer);
     });
   }
 
@@ -174,34 +186,24 @@ export class SmtpMailer implements Mailer {
     return reply.receipt;
   }
 
-  /** Tells the thread, once per turn of the event loop, which acceptances are recorded. */
+  /** Tells the thread that the acceptance of `emailId` is recorded: its journal forgets it. */
   private forget(emailId: string): void {
-    this.recorded.push(emailId);
-    if (this.recorded.length > 1) return;
-    setImmediate(() => {
-      const emailIds = this.recorded;
-      this.recorded = [];
-      const request: SmtpThreadRequest = { kind: 'recorded', emailIds };
-      this.thread?.postMessage(request);
-    });
+    this.requests?.add({ kind: 'recorded', emailId });
   }
 
   async close(): Promise<void> {
     const thread = this.thread;
-    if (thread === undefined) return;
+    const requests = this.requests;
+    if (thread === undefined || requests === undefined) return;
     this.thread = undefined;
+    this.requests = undefined;
     const ended = new Promise<void>((resolve) => {
       thread.once('exit', () => {
         resolve();
       });
     });
-    if (this.recorded.length > 0) {
-      const request: SmtpThreadRequest = { kind: 'recorded', emailIds: this.recorded };
-      this.recorded = [];
-      thread.postMessage(request);
-    }
-    const request: SmtpThreadRequest = { kind: 'close' };
-    thread.postMessage(request);
+    requests.add({ kind: 'close' });
+    requests.flush();
     await ended;
   }
 }

@@ -13,6 +13,7 @@ import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 
 import { LaneQueue } from './lanes.ts';
+import { PortBatch } from './port-batch.ts';
 import type { SmtpThreadOptions, SmtpThreadReply, SmtpThreadRequest } from './smtp-mailer.ts';
 
 type SendRequest = Extract<SmtpThreadRequest, { kind: 'send' }>;
@@ -170,8 +171,12 @@ async function send(request: SendRequest): Promise<void> {
   }
 }
 
+const replies = new PortBatch<SmtpThreadReply>((items) => {
+  port.postMessage(items);
+});
+
 function reply(message: SmtpThreadReply): void {
-  port?.postMessage(message);
+  replies.add(message);
 }
 
 /** Forgets journaled acceptances whose delivery is recorded (one transaction). */
@@ -184,20 +189,26 @@ function forget(emailIds: readonly string[]): void {
   }
 }
 
-port.on('message', (request: SmtpThreadRequest) => {
-  switch (request.kind) {
-    case 'send':
-      waiting.push(request, request.bulk);
-      dispatch();
-      return;
-    case 'recorded':
-      forget(request.emailIds);
-      return;
-    case 'close':
-      transport.close();
-      journal.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      journal.close();
-      port.close();
-      return;
+port.on('message', (requests: SmtpThreadRequest[]) => {
+  const recorded: string[] = [];
+  for (const request of requests) {
+    switch (request.kind) {
+      case 'send':
+        waiting.push(request, request.bulk);
+        break;
+      case 'recorded':
+        recorded.push(request.emailId);
+        break;
+      case 'close':
+        if (recorded.length > 0) forget(recorded);
+        replies.flush();
+        transport.close();
+        journal.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+        journal.close();
+        port.close();
+        return;
+    }
   }
+  if (recorded.length > 0) forget(recorded);
+  dispatch();
 });

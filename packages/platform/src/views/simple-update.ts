@@ -67,17 +67,25 @@ export function applySimpleUpdate(document: Doc, update: Update): boolean | unde
       }
       const current = existing?.[key];
       switch (operator) {
-        case '$set':
+        case '$set': {
+          // Values are compared and copied as JSON documents hold them; scalars as they are.
+          const composite = operand !== null && typeof operand === 'object';
           steps.push(() => {
             const parent = parentOf(document, parts, true);
             if (parent === undefined) return false;
-            if (key in parent && JSON.stringify(parent[key]) === JSON.stringify(operand)) {
-              return false;
+            if (key in parent) {
+              const before = parent[key];
+              if (
+                composite ? JSON.stringify(before) === JSON.stringify(operand) : before === operand
+              ) {
+                return false;
+              }
             }
-            parent[key] = structuredClone(operand);
+            parent[key] = composite ? structuredClone(operand) : operand;
             return true;
           });
           break;
+        }
         case '$unset':
           steps.push(() => {
             const parent = parentOf(document, parts, false);

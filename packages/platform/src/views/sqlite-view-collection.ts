@@ -57,6 +57,12 @@ const SQLITE_CONSTRAINT_UNIQUE = 2067;
 
 type Test = (document: unknown) => boolean;
 
+/** A count of a filter kept current by every write (see `countDocuments`). */
+interface CachedCount {
+  count: number;
+  test: Test;
+}
+
 /** Statements of a collection's hot paths (reads by id, writes, trigram index upkeep). */
 interface Prepared {
   byId: StatementSync;
@@ -180,9 +186,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private readonly absent = new Set<string>();
   /** Statements of the hot paths, prepared once the table and its indexes are known. */
   private prepared: Prepared | undefined;
-  private readonly counts = new BoundedCache<string, { count: number; test: Test }>(
-    COUNT_CACHE_SIZE,
-  );
+  private readonly counts = new BoundedCache<string, CachedCount>(COUNT_CACHE_SIZE);
   /** Moves with every change of the collection's documents (and when it is reloaded). */
   private version = 0;
   /** {@link version} at the last query: a collection unchanged between two queries caches. */
@@ -874,17 +878,31 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     return Promise.resolve([...values.values()]);
   }
 
-  /** Moves the cached counts by one write (`previous` → `next`). */
-  private recount(next: ViewDocument | undefined, previous: ViewDocument | undefined): void {
+  /** The cached counts that count `document` (see {@link recount}); undefined when none. */
+  private countedIn(document: ViewDocument): Set<CachedCount> | undefined {
+    if (this.counts.size === 0) return undefined;
+    const counted = new Set<CachedCount>();
+    for (const entry of this.counts.values()) if (entry.test(document)) counted.add(entry);
+    return counted;
+  }
+
+  /**
+   * Moves the cached counts by one write: `next` is the document written (undefined: removed),
+   * `previous` the counts its earlier version was in ({@link countedIn}).
+   */
+  private recount(next: ViewDocument | undefined, previous: Set<CachedCount> | undefined): void {
     this.writes += 1;
     for (const entry of this.counts.values()) {
       if (next !== undefined && entry.test(next)) entry.count += 1;
-      if (previous !== undefined && entry.test(previous)) entry.count -= 1;
+      if (previous?.has(entry) === true) entry.count -= 1;
     }
   }
 
-  /** Stores `document` (replacing `previous`). @throws DuplicateKeyError on a unique index. */
-  private put(document: ViewDocument, previous: ViewDocument | undefined): void {
+  /**
+   * Stores `document`, whose earlier version was in the cached counts `previous`.
+   * @throws DuplicateKeyError on a unique index.
+   */
+  private put(document: ViewDocument, previous: Set<CachedCount> | undefined): void {
     this.version += 1;
     const json = JSON.stringify(document);
     const grown = this.shape.widen(document);
@@ -907,7 +925,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private remove(document: ViewDocument): void {
     this.version += 1;
     this.store.stage(this, document._id, null, []);
-    this.recount(undefined, document);
+    this.recount(undefined, this.countedIn(document));
   }
 
   /** Stores a document read from the earlier layout (no checks). */
@@ -962,13 +980,13 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     const { $setOnInsert, ...modifier } = update;
     let modifiedCount = 0;
     const apply = (target: ViewDocument): void => {
-      // `target` is this call's own copy; the unchanged one is kept only for cached counts.
-      const next = this.counts.size === 0 ? target : structuredClone(target);
+      // `target` is this call's own copy, changed in place once its counts are known.
+      const counted = this.countedIn(target);
       const changed =
-        applySimpleUpdate(next, modifier) ??
-        mingoUpdater().update(next, modifier, [], undefined, { cloneMode: 'deep' }).length > 0;
+        applySimpleUpdate(target, modifier) ??
+        mingoUpdater().update(target, modifier, [], undefined, { cloneMode: 'deep' }).length > 0;
       if (changed) {
-        this.put(next, target);
+        this.put(target, counted);
         modifiedCount += 1;
       }
     };
@@ -1019,7 +1037,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     if (target === undefined && this.readById(next._id) !== null) {
       throw new DuplicateKeyError(this.name, next._id);
     }
-    this.put(next, target);
+    this.put(next, target === undefined ? undefined : this.countedIn(target));
     return target === undefined
       ? { matchedCount: 0, modifiedCount: 0, upsertedId: next._id }
       : { matchedCount: 1, modifiedCount: 1 };
