@@ -160,8 +160,11 @@ describeBrowser('the dashboard: templates', () => {
     await page.getByRole('link', { name: 'Welcome (copy)' }).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(1);
     await page.getByLabel('Search').fill('');
+    await page.getByRole('link', { name: 'Welcome', exact: true }).waitFor();
     await page.getByRole('combobox', { name: 'Type' }).click();
     await page.getByRole('option', { name: 'Marketing' }).click();
+    // Counted once the filtered rows are shown: the transactional one gone, the copy there.
+    await page.getByRole('link', { name: 'Welcome', exact: true }).waitFor({ state: 'detached' });
     await page.getByRole('table').getByText('Welcome (copy)').waitFor();
     expect(await page.locator('tbody tr').count()).toBe(1);
     await page.getByRole('combobox', { name: 'Type' }).click();
