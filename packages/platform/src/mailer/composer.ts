@@ -150,6 +150,8 @@ export class MessageComposer {
   private async end(thread: Thread): Promise<void> {
     clearTimeout(thread.idleTimer);
     thread.idleTimer = undefined;
+    // Kept alive until it has ended: an unreferenced thread's exit would not be waited for.
+    thread.worker.ref();
     await thread.worker.terminate();
   }
 }

@@ -202,6 +202,8 @@ export class SmtpMailer implements Mailer {
         resolve();
       });
     });
+    // Kept alive until it has ended: an unreferenced thread's exit would not be waited for.
+    thread.ref();
     requests.add({ kind: 'close' });
     requests.flush();
     await ended;

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Worker } from 'node:worker_threads';
@@ -82,12 +82,27 @@ const CHECKPOINT_START_BYTES = 4 * 1024 * 1024;
 /** SQLite's default `wal_autocheckpoint` (pages), for the times the thread does not run. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
-/** Size of the file at `path`, bytes (0 when there is none). */
-function fileBytes(path: string): number {
+/**
+ * Where the write-ahead log at `path` stands: its size, bytes, and the checkpoint sequence
+ * number of its header (big-endian at offset 12, SQLite's WAL format), which changes each time a
+ * writer starts the log over after a checkpoint. Both are 0 when there is no log yet.
+ */
+function logState(path: string): { bytes: number; sequence: number } {
+  let fd: number;
   try {
-    return statSync(path).size;
+    fd = openSync(path, 'r');
   } catch {
-    return 0;
+    return { bytes: 0, sequence: 0 };
+  }
+  try {
+    const header = Buffer.alloc(16);
+    const read = readSync(fd, header, 0, 16, 0);
+    return {
+      bytes: fstatSync(fd).size,
+      sequence: read === 16 ? header.readUInt32BE(12) : 0,
+    };
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -95,7 +110,8 @@ function fileBytes(path: string): number {
  * Moves the WAL checkpoints of `db` (the database file at `path`) to a thread of their own
  * (`checkpoint-thread.ts`) while writes are heavy: SQLite would otherwise copy the log into the
  * database file (and sync it) inside the commit that fills it past `wal_autocheckpoint`, on the
- * event loop of the platform. The thread starts when the log grows by 4 MiB within a second,
+ * event loop of the platform. The thread starts when about 4 MiB were written to the log within a
+ * second (it grew by as much, or was started over after the connection's own checkpoint),
  * and ends after 10 s without writes, when the connection's own checkpoints take over again
  * (an idle platform holds no thread). Returns the function that stops it; the caller's own
  * checkpoints (a truncation after an erasure, at close) work as before. Nothing to do for
@@ -106,7 +122,7 @@ export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promi
   const log = `${path}-wal`;
   let thread: Worker | undefined;
   let ended: Promise<void> = Promise.resolve();
-  let lastBytes = fileBytes(log);
+  let last = logState(log);
   const start = (): void => {
     db.exec('PRAGMA wal_autocheckpoint = 0');
     const started = new Worker(join(import.meta.dirname, 'checkpoint-thread.ts'), {
@@ -131,12 +147,18 @@ export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promi
     });
   };
   const look = setInterval(() => {
-    const bytes = fileBytes(log);
-    if (thread === undefined && bytes - lastBytes >= CHECKPOINT_START_BYTES) start();
-    lastBytes = bytes;
+    const now = logState(log);
+    // Started over since the last look: the connection's own checkpoint ran, the log having
+    // reached `wal_autocheckpoint` (about 4 MiB), or it grew by as much without one.
+    const heavy =
+      now.sequence !== last.sequence || now.bytes - last.bytes >= CHECKPOINT_START_BYTES;
+    if (thread === undefined && heavy) start();
+    last = now;
   }, 1000).unref();
   return async () => {
     clearInterval(look);
+    // Kept alive until it has ended: an unreferenced thread's exit would not be waited for.
+    thread?.ref();
     thread?.postMessage('stop');
     await ended;
   };
