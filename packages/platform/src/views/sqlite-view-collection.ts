@@ -991,8 +991,16 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       }
     };
     let matchedCount: number;
+    /** Whether the document of the filter's `_id` is known to be absent (read just now). */
+    let absent = false;
     if (many) {
       matchedCount = this.forEachMatch(filter, apply);
+    } else if (typeof filter._id === 'string') {
+      const stored = this.readById(filter._id);
+      absent = stored === null;
+      const target = stored !== null && compileFilter(filter)(stored) ? stored : null;
+      if (target !== null) apply(target);
+      matchedCount = target === null ? 0 : 1;
     } else {
       const target = this.firstMatch(filter);
       if (target !== null) apply(target);
@@ -1013,7 +1021,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       throw new Error(`upsert into ${this.name} needs a string _id in the filter or update`);
     }
     const document = created as ViewDocument;
-    if (this.readById(document._id) !== null) throw new DuplicateKeyError(this.name, document._id);
+    const exists = !(absent && document._id === filter._id) && this.readById(document._id) !== null;
+    if (exists) throw new DuplicateKeyError(this.name, document._id);
     this.put(document, undefined);
     return { matchedCount: 0, modifiedCount: 0, upsertedId: document._id };
   }

@@ -76,6 +76,15 @@ export function viewStoreContract(name: string, make: () => Promise<ViewStore>):
         { $set: { email: 'old' } },
       );
       expect(stale.matchedCount).toBe(0);
+      // An upsert whose guard does not match a stored document would insert its `_id` again.
+      await expect(
+        contacts.updateOne(
+          { _id: 'c1', revision: { $lt: 0 } },
+          { $set: { email: 'old' } },
+          { upsert: true },
+        ),
+      ).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await contacts.findOne({ _id: 'c1' })).toMatchObject({ email: 'a@x.io' });
       await contacts.updateOne(
         { _id: 'c1', revision: { $lt: 1 } },
         {
