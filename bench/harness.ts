@@ -2,6 +2,7 @@ import { connect, type Socket } from 'node:net';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 
 import { freePort } from '@stamp/testkit/net.ts';
 import { STAMP_NODE_ARGS } from '@stamp/testkit/stamp-process.ts';
@@ -161,4 +162,26 @@ export async function verifyBenchDomain(
     status?: string;
   };
   if (checked.status !== 'VERIFIED') throw new Error(`${domain} did not verify`);
+}
+
+/**
+ * Waits until every consumer group's checkpoint has reached the head of the log (read from the
+ * embedded data folder `folder` through a connection of this process) and answers how long
+ * that took, ms. A log seeded while no platform ran is read by the reactors at the next start.
+ */
+export async function caughtUp(folder: string): Promise<number> {
+  const started = performance.now();
+  const db = new DatabaseSync(join(folder, 'stamp.db'), { readOnly: true });
+  try {
+    const behind = db.prepare(
+      `SELECT count(*) AS groups FROM checkpoints
+       WHERE position < (SELECT coalesce(max(position), 0) FROM events)`,
+    );
+    while ((behind.get() as { groups: number }).groups > 0) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    db.close();
+  }
+  return performance.now() - started;
 }

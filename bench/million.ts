@@ -1,8 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 
-import { benchDirectory, figure, KEYS, startProcess, startStamp } from './harness.ts';
+import { benchDirectory, caughtUp, figure, KEYS, startProcess, startStamp } from './harness.ts';
 import { rebuildViews, seedContacts } from './seed.ts';
 
 /**
@@ -99,27 +98,6 @@ figure(
   quantile(pages, 0.95) / quantile(barePages, 0.95),
   'x',
 );
-
-/**
- * Waits until every consumer group's checkpoint has reached the head of the log (read from the
- * data folder through a connection of this process) and answers how long that took, ms.
- */
-async function caughtUp(folder: string): Promise<number> {
-  const started = performance.now();
-  const db = new DatabaseSync(join(folder, 'stamp.db'), { readOnly: true });
-  try {
-    const behind = db.prepare(
-      `SELECT count(*) AS groups FROM checkpoints
-       WHERE position < (SELECT coalesce(max(position), 0) FROM events)`,
-    );
-    while ((behind.get() as { groups: number }).groups > 0) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  } finally {
-    db.close();
-  }
-  return performance.now() - started;
-}
 
 /** Bytes of the files in `folder` (not recursive: the data folder is flat). */
 function folderBytes(folder: string): number {
