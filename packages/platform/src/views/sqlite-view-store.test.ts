@@ -69,6 +69,9 @@ describe('SqliteViewStore query results kept between changes', () => {
       expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'ENABLED' });
       await mine.updateOne({ _id: 's1' }, { $set: { tracking: 'DISABLED' } });
       await writer.flush();
+      // Within one turn of the event loop the reads see what was committed before it began.
+      expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'ENABLED' });
+      await new Promise((resolve) => setImmediate(resolve));
       expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'DISABLED' });
     } finally {
       first.close();

@@ -59,6 +59,8 @@ export class SqliteViewStore implements ViewStore {
   readonly options: Readonly<Required<SqliteViewStoreOptions>>;
   private readonly dataVersion: StatementSync;
   private seenVersion: number;
+  /** Set once {@link changedElsewhere} asked SQLite in the current turn of the event loop. */
+  private checkedThisTurn = false;
 
   constructor(db: DatabaseSync, options: SqliteViewStoreOptions = {}) {
     this.db = db;
@@ -110,9 +112,16 @@ export class SqliteViewStore implements ViewStore {
 
   /**
    * Whether another connection committed since the last call: documents, shapes or indexes
-   * this process cached may be stale (processes sharing one data folder).
+   * this process cached may be stale (processes sharing one data folder). Asked of SQLite once
+   * per turn of the event loop: the reads of one turn (a request, a batch of projected events)
+   * see the commits made elsewhere before it, as a read transaction would.
    */
   changedElsewhere(): boolean {
+    if (this.checkedThisTurn) return false;
+    this.checkedThisTurn = true;
+    setImmediate(() => {
+      this.checkedThisTurn = false;
+    });
     const version = this.readDataVersion();
     if (version === this.seenVersion) return false;
     this.seenVersion = version;
