@@ -40,6 +40,11 @@ export interface Running {
   url: string;
   /** Resident set size, bytes (VmRSS of /proc/<pid>/status). */
   rss(): number;
+  /**
+   * CPU time the process has used so far, all its threads, ms (user and system time of
+   * /proc/<pid>/stat): what a figure costs, steadier than a rate on a shared machine.
+   */
+  cpuMs(): number;
   stop(): Promise<void>;
 }
 
@@ -88,6 +93,11 @@ export async function startProcess(
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1] ?? '0';
       return Number(kb) * 1024;
+    },
+    cpuMs() {
+      // Fields 14 and 15 (utime, stime) in clock ticks of 10 ms, after the command's `)`.
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+      return (Number(fields?.[11] ?? 0) + Number(fields?.[12] ?? 0)) * 10;
     },
     stop: () =>
       new Promise((resolve) => {
