@@ -1,6 +1,6 @@
 import { Select } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 
 import { api, unwrap } from '../../api/client';
@@ -42,6 +42,8 @@ export function PreviewRecipientSelect({
           },
         }),
       ),
+    // The options stay while the next search loads: a click on one of them picks it.
+    placeholderData: keepPreviousData,
   });
   const found = contacts.data?.data ?? [];
   const first = found[0];
