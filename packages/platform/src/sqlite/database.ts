@@ -110,8 +110,8 @@ function logState(path: string): { bytes: number; sequence: number } {
  * Moves the WAL checkpoints of `db` (the database file at `path`) to a thread of their own
  * (`checkpoint-thread.ts`) while writes are heavy: SQLite would otherwise copy the log into the
  * database file (and sync it) inside the commit that fills it past `wal_autocheckpoint`, on the
- * event loop of the platform. The thread starts when about 4 MiB were written to the log within a
- * second (it grew by as much, or was started over after the connection's own checkpoint),
+ * event loop of the platform. The thread starts when the log grew by 4 MiB within a second, or
+ * was started over since the last look (the connection's own checkpoint ran, after about 4 MiB),
  * and ends after 10 s without writes, when the connection's own checkpoints take over again
  * (an idle platform holds no thread). Returns the function that stops it; the caller's own
  * checkpoints (a truncation after an erasure, at close) work as before. Nothing to do for
@@ -148,8 +148,8 @@ export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promi
   };
   const look = setInterval(() => {
     const now = logState(log);
-    // Started over since the last look: the connection's own checkpoint ran, the log having
-    // reached `wal_autocheckpoint` (about 4 MiB), or it grew by as much without one.
+    // Started over since the last look (the connection's own checkpoint ran, the log having
+    // reached `wal_autocheckpoint`), or grown by 4 MiB without one.
     const heavy =
       now.sequence !== last.sequence || now.bytes - last.bytes >= CHECKPOINT_START_BYTES;
     if (thread === undefined && heavy) start();
