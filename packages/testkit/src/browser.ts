@@ -37,6 +37,10 @@ export function launchBrowser(): Promise<Browser> {
       '--no-sandbox',
       '--disable-gpu',
       '--disable-background-networking',
+      // Headless Chromium sometimes never finishes the navigation of a sandboxed frame's srcdoc
+      // when it runs that frame in a process of its own: the document is there, unlaid out,
+      // and the frame never reaches its load events. The previews are such frames.
+      '--disable-features=IsolateSandboxedIframes',
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',

@@ -2,7 +2,6 @@ import { Stack, Switch, Text } from '@mantine/core';
 import type { Attachment } from 'postal-mime';
 import { useMemo, useState } from 'react';
 
-import { SandboxedFrame } from '../../components/SandboxedFrame';
 import { previewDocument } from './preview';
 
 /**
@@ -54,7 +53,18 @@ export function MessagePreview({
           onChange={(change) => setRemoteImages(change.currentTarget.checked)}
         />
       )}
-      <SandboxedFrame title="Message preview" html={preview.document} height={640} radius="md" />
+      <iframe
+        sandbox=""
+        title="Message preview"
+        srcDoc={preview.document}
+        style={{
+          width: '100%',
+          height: 640,
+          border: '1px solid var(--mantine-color-gray-4)',
+          borderRadius: 'var(--mantine-radius-md)',
+          background: 'white',
+        }}
+      />
     </Stack>
   );
 }

@@ -2,7 +2,6 @@ import { Alert, Paper, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useEffect, useState } from 'react';
 
-import { SandboxedFrame } from '../../components/SandboxedFrame';
 import { describeLiquidError, renderLiquid } from './liquid';
 import { previewScope, type PreviewRecipient } from './previewScope';
 
@@ -73,11 +72,17 @@ export function EmailPreview({
           {rendered.error}
         </Alert>
       )}
-      <SandboxedFrame
+      <iframe
         title="Preview of the email"
-        html={rendered.html}
-        height={height}
-        radius="sm"
+        sandbox=""
+        srcDoc={rendered.html}
+        style={{
+          width: '100%',
+          height,
+          border: '1px solid var(--mantine-color-gray-4)',
+          borderRadius: 'var(--mantine-radius-sm)',
+          background: 'white',
+        }}
       />
     </Stack>
   );
