@@ -1,7 +1,4 @@
-import type { AnyObject } from 'mingo/types';
-
 import { mingoQuery } from './mingo.ts';
-
 import type { Filter } from './view-store.ts';
 
 type Scalar = string | number | boolean;
@@ -97,15 +94,16 @@ function condition(expected: unknown): Test | undefined {
  */
 export function compileFilter(filter: Filter): (document: unknown) => boolean {
   const direct = compileDirect(filter);
-  if (direct === undefined) {
-    const query = new (mingoQuery().Query)(filter, {});
-    return (document) => query.test(document as AnyObject);
-  }
+  // Compiled by mingo once, when first needed.
+  let query: InstanceType<ReturnType<typeof mingoQuery>['Query']> | undefined;
+  const byMingo = (document: unknown): boolean => {
+    query ??= new (mingoQuery().Query)(filter, {});
+    return query.test(document);
+  };
+  if (direct === undefined) return byMingo;
   return (document) => {
     const answer = direct(document);
-    return answer === ARRAY
-      ? new (mingoQuery().Query)(filter, {}).test(document as AnyObject)
-      : answer;
+    return answer === ARRAY ? byMingo(document) : answer;
   };
 }
 
