@@ -24,6 +24,7 @@ import {
   AUDIENCE_VIEW,
   AUDIENCE_VIEW_GROUP,
   createAudienceIndexes,
+  prefetchAudience,
   projectAudience,
 } from './audience/projection.ts';
 import { segmentsRouter } from './segments/api.ts';
@@ -97,6 +98,11 @@ export function createSegmentsService(
       // A rebuild replays the log into the views alone: evaluating memberships on half-built
       // views would enter and exit contacts at random.
       const live = options?.replay !== true;
+      const audienceHandler = async (event: RecordedEvent): Promise<void> => {
+        await projectAudience(deps.views, event);
+        await tracker.project(event);
+        if (live) await tracker.evaluate(event);
+      };
       await segmentsView(deps.views).createIndex({ projectId: 1 });
       await createAudienceIndexes(deps.views);
       await createMembershipIndexes(deps.views);
@@ -109,10 +115,10 @@ export function createSegmentsService(
         deps.bus.consume({
           groupId: AUDIENCE_VIEW_GROUP,
           topics: AUDIENCE_TOPICS,
-          handle: async (event: RecordedEvent) => {
-            await projectAudience(deps.views, event);
-            await tracker.project(event);
-            if (live) await tracker.evaluate(event);
+          handle: audienceHandler,
+          handleBatch: async (events) => {
+            await prefetchAudience(deps.views, events);
+            for (const event of events) await audienceHandler(event);
           },
         }),
       ];

@@ -184,6 +184,12 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    * insert that follows the read of its batch needs no second lookup.
    */
   private readonly absent = new Set<string>();
+  /**
+   * Documents (as stored JSON) that {@link readByIds} found, until the end of this turn of the
+   * event loop or their next write: the updates of a batch that read its documents at once read
+   * none again.
+   */
+  private readonly prefetched = new Map<string, string>();
   /** Statements of the hot paths, prepared once the table and its indexes are known. */
   private prepared: Prepared | undefined;
   private readonly counts = new BoundedCache<string, CachedCount>(COUNT_CACHE_SIZE);
@@ -297,6 +303,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   reset(): void {
     this.version += 1;
     this.results.clear();
+    this.absent.clear();
+    this.prefetched.clear();
     this.ready = false;
     this.shape = new DocumentShape();
     this.unique = false;
@@ -445,16 +453,24 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   reload(): void {
     this.version += 1;
     this.results.clear();
+    this.absent.clear();
+    this.prefetched.clear();
     if (!this.ready) return;
     this.load();
     this.counts.clear();
   }
 
-  /** The stored document `id` (held changes first), parsed: a copy the caller owns. */
+  /**
+   * The stored document `id` (held changes first, then what {@link readByIds} read in this turn
+   * of the event loop), parsed: a copy the caller owns.
+   */
   private readById(id: string): ViewDocument | null {
     this.ensure();
     const held = this.store.held(this, id);
     if (held !== undefined) return held === null ? null : (JSON.parse(held) as ViewDocument);
+    if (this.absent.has(id)) return null;
+    const prefetched = this.prefetched.get(id);
+    if (prefetched !== undefined) return JSON.parse(prefetched) as ViewDocument;
     const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as
       { doc: string } | undefined;
     return row === undefined ? null : (JSON.parse(row.doc) as ViewDocument);
@@ -466,6 +482,12 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    */
   private readByIds(ids: readonly string[]): ViewDocument[] {
     this.ensure();
+    if (this.absent.size === 0 && this.prefetched.size === 0) {
+      setImmediate(() => {
+        this.absent.clear();
+        this.prefetched.clear();
+      });
+    }
     const found: ViewDocument[] = [];
     const unheld: string[] = [];
     for (const id of new Set(ids)) {
@@ -479,15 +501,14 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
       const rows = this.store
         .statement(`SELECT doc FROM ${this.table} WHERE id IN (${marks})`)
         .all(...chunk) as { doc: string }[];
-      for (const row of rows) found.push(JSON.parse(row.doc) as ViewDocument);
+      for (const id of chunk) this.absent.add(id);
+      for (const row of rows) {
+        const document = JSON.parse(row.doc) as ViewDocument;
+        this.absent.delete(document._id);
+        this.prefetched.set(document._id, row.doc);
+        found.push(document);
+      }
     }
-    if (this.absent.size === 0) {
-      setImmediate(() => {
-        this.absent.clear();
-      });
-    }
-    for (const id of unheld) this.absent.add(id);
-    for (const document of found) this.absent.delete(document._id);
     return found;
   }
 
@@ -904,6 +925,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    */
   private put(document: ViewDocument, previous: Set<CachedCount> | undefined): void {
     this.version += 1;
+    this.forget(document._id);
     const json = JSON.stringify(document);
     const grown = this.shape.widen(document);
     if (this.unique) {
@@ -924,6 +946,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   private remove(document: ViewDocument): void {
     this.version += 1;
+    this.forget(document._id);
     this.store.stage(this, document._id, null, []);
     this.recount(undefined, this.countedIn(document));
   }
@@ -931,14 +954,19 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   /** Stores a document read from the earlier layout (no checks). */
   restore(document: ViewDocument): void {
     this.version += 1;
+    this.forget(document._id);
     this.ensure();
     this.store.stage(this, document._id, JSON.stringify(document), this.shape.widen(document));
   }
 
+  /** Drops what {@link readByIds} remembered of `id` (it is being written). */
+  private forget(id: string): void {
+    this.absent.delete(id);
+    this.prefetched.delete(id);
+  }
+
   async insertOne(document: ViewDocument): Promise<void> {
-    const known =
-      this.absent.delete(document._id) && this.store.held(this, document._id) === undefined;
-    if (!known && this.readById(document._id) !== null) {
+    if (this.readById(document._id) !== null) {
       throw new DuplicateKeyError(this.name, document._id);
     }
     this.put(structuredClone(document), undefined);

@@ -55,6 +55,30 @@ describe('SqliteViewStore query results kept between changes', () => {
     expect(await domains.find({ projectId: 'p1' }, { sort: { _id: 1 } })).toHaveLength(1);
   });
 
+  it('answers the reads that follow a read by ids in the same turn with no write hidden', async () => {
+    const views = new SqliteViewStore(openDatabase(':memory:'));
+    const audience = views.collection('audience');
+    await audience.insertOne({ _id: 'a', n: 1 });
+    await audience.insertOne({ _id: 'b', n: 1 });
+    await views.flush();
+    expect(await audience.find({ _id: { $in: ['a', 'b', 'c'] } })).toHaveLength(2);
+    // Each write replaces what the read by ids found, also once the write is on disk.
+    await audience.updateOne({ _id: 'a' }, { $inc: { n: 1 } });
+    await views.flush();
+    expect(await audience.findOne({ _id: 'a' })).toEqual({ _id: 'a', n: 2 });
+    await audience.updateOne({ _id: 'c' }, { $set: { n: 5 } }, { upsert: true });
+    await views.flush();
+    expect(await audience.findOne({ _id: 'c' })).toEqual({ _id: 'c', n: 5 });
+    await expect(audience.insertOne({ _id: 'c', n: 6 })).rejects.toThrow(/duplicate/i);
+    await audience.deleteOne({ _id: 'b' });
+    await views.flush();
+    expect(await audience.findOne({ _id: 'b' })).toBeNull();
+    await audience.insertOne({ _id: 'b', n: 7 });
+    await views.flush();
+    expect(await audience.findOne({ _id: 'b' })).toEqual({ _id: 'b', n: 7 });
+    await views.close();
+  });
+
   it('sees the commits of another connection to the same file', async () => {
     const path = join(temporaryDirectory('stamp-views-'), 'stamp.db');
     const first = openDatabase(path);

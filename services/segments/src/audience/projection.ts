@@ -171,6 +171,38 @@ export function emailActivityOf(
 }
 
 /**
+ * The audience documents `events` touch (by contact id), in the order they are first touched.
+ */
+function audienceIdsOf(events: readonly RecordedEvent[]): string[] {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.erased === true) continue;
+    const category = event.streamId.slice(0, event.streamId.indexOf('-'));
+    if (category === CONTACT_STREAM_CATEGORY) ids.add(entityIdOf(event.streamId));
+    else if (category === TRACKED_EVENT_STREAM_CATEGORY && event.type === 'EventTracked') {
+      ids.add((event.data as EventTrackedEventData).contactId);
+    } else if (category === EMAIL_STREAM_CATEGORY && event.metadata.subjectId !== undefined) {
+      ids.add(event.metadata.subjectId);
+    }
+  }
+  return [...ids];
+}
+
+/**
+ * Reads the audience documents a batch of events touches in one query, so that the updates of
+ * {@link projectAudience} that follow in the same turn of the event loop read none of them again
+ * (the embedded view store remembers the documents it found and the ids it did not; other
+ * stores answer the query and remember nothing, which changes no result).
+ */
+export async function prefetchAudience(
+  views: ViewStore,
+  events: readonly RecordedEvent[],
+): Promise<void> {
+  const ids = audienceIdsOf(events);
+  if (ids.length > 1) await audienceView(views).find({ _id: { $in: ids } });
+}
+
+/**
  * Applies one event to the audience view (see the module comment). Events of erased subjects
  * (their data is gone; a `ContactDeleted` follows) change nothing.
  */
