@@ -4,8 +4,10 @@
  * `intervalMs` (a PASSIVE checkpoint: it never waits for, nor blocks, the writer). A log that
  * writes never pause long enough to empty grows past `restartBytes`: a RESTART checkpoint then
  * copies its last frames while the writer waits, so that the next write starts the log over.
- * The thread ends once nothing was written for `idleMs`, leaving an empty log (so that the
- * platform sees the next burst of writes grow it).
+ * The thread ends once nothing was written for `idleMs`, the log copied and started over; the
+ * platform's connection then empties the file (a truncation by another connection would move
+ * that connection's `data_version`, which reads as another process's commit and drops its
+ * caches).
  */
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -35,10 +37,10 @@ function end(): void {
   port?.close();
 }
 
-/** Ends after an idle spell, the log copied and emptied. */
+/** Ends after an idle spell, the log copied and started over. */
 function endIdle(): void {
   try {
-    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    restart.get();
   } catch {
     // Written to meanwhile: the log stays; the platform's own checkpoints take over.
   }

@@ -112,12 +112,17 @@ function logState(path: string): { bytes: number; sequence: number } {
  * database file (and sync it) inside the commit that fills it past `wal_autocheckpoint`, on the
  * event loop of the platform. The thread starts when the log grew by 4 MiB within a second, or
  * was started over since the last look (the connection's own checkpoint ran, after about 4 MiB),
- * and ends after 10 s without writes, when the connection's own checkpoints take over again
- * (an idle platform holds no thread). Returns the function that stops it; the caller's own
- * checkpoints (a truncation after an erasure, at close) work as before. Nothing to do for
- * `:memory:`.
+ * and ends after `idleMs` (10 s) without writes, when the connection's own checkpoints take over
+ * again (an idle platform holds no thread) and it empties the log file itself: a truncation by
+ * the thread's connection would move `data_version` for `db`, which reads as another process's
+ * commit. Returns the function that stops it; the caller's own checkpoints (a truncation after
+ * an erasure, at close) work as before. Nothing to do for `:memory:`.
  */
-export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promise<void> {
+export function startWalCheckpoints(
+  db: DatabaseSync,
+  path: string,
+  { idleMs = CHECKPOINT_IDLE_MS }: { idleMs?: number } = {},
+): () => Promise<void> {
   if (path === ':memory:') return () => Promise.resolve();
   const log = `${path}-wal`;
   let thread: Worker | undefined;
@@ -130,7 +135,7 @@ export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promi
         path,
         intervalMs: CHECKPOINT_INTERVAL_MS,
         restartBytes: CHECKPOINT_RESTART_BYTES,
-        idleMs: CHECKPOINT_IDLE_MS,
+        idleMs,
       },
     });
     // It keeps no process alive; an error of its own (the file is gone) leaves checkpoints to
@@ -141,7 +146,22 @@ export function startWalCheckpoints(db: DatabaseSync, path: string): () => Promi
     ended = new Promise<void>((resolve) => {
       started.once('exit', () => {
         thread = undefined;
-        if (db.isOpen) db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+        if (db.isOpen) {
+          db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+          // Copied already: this only empties the file (and copies what came since). Without
+          // waiting: while another process reads or writes, the log stays as it is.
+          const { timeout } = db.prepare('PRAGMA busy_timeout').get() as { timeout: number };
+          db.exec('PRAGMA busy_timeout = 0');
+          try {
+            db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+          } catch {
+            // Not now (the file is gone, the connection busy): a later checkpoint empties it.
+          } finally {
+            db.exec(`PRAGMA busy_timeout = ${timeout}`);
+          }
+          // An emptied log is no burst of writes.
+          last = logState(log);
+        }
         resolve();
       });
     });
