@@ -4,7 +4,7 @@ import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { openDatabase } from '../sqlite/database.ts';
 import { leaseStoreContract } from './leases.contract.ts';
-import { SqliteLeaseStore } from './leases.ts';
+import { Lease, SqliteLeaseStore } from './leases.ts';
 
 leaseStoreContract('embedded SQLite (memory)', () => {
   const db = openDatabase(':memory:');
@@ -32,6 +32,33 @@ describe('SqliteLeaseStore on one database file', () => {
     } finally {
       first.close();
       second.close();
+    }
+  });
+});
+
+describe('Lease', () => {
+  it('writes the lease when it is due, holds it in between, and gives it up', async () => {
+    const db = openDatabase(':memory:');
+    try {
+      const store = new SqliteLeaseStore(db);
+      const writes = (): number =>
+        (db.prepare('SELECT total_changes() AS changes').get() as { changes: number }).changes;
+      const mine = new Lease(store, 'timer-scheduler', 'a', 300);
+      const theirs = new Lease(store, 'timer-scheduler', 'b', 300);
+      expect(await mine.held()).toBe(true);
+      const taken = writes();
+      for (let poll = 0; poll < 5; poll += 1) expect(await mine.held()).toBe(true);
+      // Held for two thirds of its time to live at least: no write until a third has passed.
+      expect(writes()).toBe(taken);
+      expect(await theirs.held()).toBe(false);
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      expect(await mine.held()).toBe(true);
+      expect(writes()).toBe(taken + 1);
+      await mine.release();
+      expect(await theirs.held()).toBe(true);
+      expect(await mine.held()).toBe(false);
+    } finally {
+      db.close();
     }
   });
 });

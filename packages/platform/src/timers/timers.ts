@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 
 import { DuplicateEventError, type EventStore, type NewEvent } from '../event-store/event-store.ts';
 import type { ViewStore } from '../views/view-store.ts';
-import type { LeaseStore } from './leases.ts';
+import { Lease, type LeaseStore } from './leases.ts';
 
 /** Name of the view collection that holds pending timers. */
 export const TIMERS_COLLECTION = 'timers';
@@ -47,19 +47,19 @@ export interface TimerSchedulerOptions {
  */
 export class TimerScheduler {
   private readonly options: TimerSchedulerOptions;
-  private readonly owner = randomUUID();
   private readonly collection: string;
-  private readonly lease: string;
+  private readonly lease: Lease;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
   constructor(options: TimerSchedulerOptions) {
     this.options = options;
     this.collection = options.collection ?? TIMERS_COLLECTION;
-    this.lease =
+    const name =
       this.collection === TIMERS_COLLECTION
         ? 'timer-scheduler'
         : `timer-scheduler:${this.collection}`;
+    this.lease = new Lease(options.leases, name, randomUUID(), 10_000);
   }
 
   start(): void {
@@ -76,7 +76,7 @@ export class TimerScheduler {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    await this.options.leases.release(this.lease, this.owner);
+    await this.lease.release();
   }
 
   /**
@@ -85,8 +85,7 @@ export class TimerScheduler {
    * before is fired again one timer at a time. Returns how many were due.
    */
   async tick(now = Date.now()): Promise<number> {
-    const { leases } = this.options;
-    if (!(await leases.acquire(this.lease, this.owner, 10_000))) return 0;
+    if (!(await this.lease.held())) return 0;
     const timers = this.options.views.collection<TimerDocument>(this.collection);
     const due = await timers.find({ dueAt: { $lte: now } }, { sort: { dueAt: 1 }, limit: 500 });
     for (let start = 0; start < due.length; start += FIRE_BATCH) {

@@ -22,6 +22,7 @@ import { randomUUID } from 'node:crypto';
 
 import {
   callWebhook,
+  Lease,
   type LeaseStore,
   type Logger,
   type Resolver,
@@ -118,7 +119,7 @@ const LEASE_TTL_MS = 10_000;
 /** Posts due deliveries while holding {@link DELIVERY_LEASE} (see the module comment). */
 export class WebhookDeliveryWorker {
   private readonly options: DeliveryWorkerOptions;
-  private readonly owner = randomUUID();
+  private readonly lease: Lease;
   private readonly now: () => number;
   private readonly retryDelaysMs: readonly number[];
   private readonly inFlight = new Map<string, Promise<void>>();
@@ -138,6 +139,7 @@ export class WebhookDeliveryWorker {
 
   constructor(options: DeliveryWorkerOptions) {
     this.options = options;
+    this.lease = new Lease(options.leases, DELIVERY_LEASE, randomUUID(), LEASE_TTL_MS);
     this.now = options.now ?? Date.now;
     this.retryDelaysMs = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.maxInFlight = options.maxInFlight ?? 64;
@@ -178,7 +180,7 @@ export class WebhookDeliveryWorker {
     await this.polling;
     this.queue = [];
     await Promise.all(this.inFlight.values());
-    await this.options.leases.release(DELIVERY_LEASE, this.owner);
+    await this.lease.release();
   }
 
   /** Attempts running now (tests, benchmarks). */
@@ -191,12 +193,12 @@ export class WebhookDeliveryWorker {
    * those already queued or running left out), with their endpoints, then starts attempts.
    */
   private async poll(): Promise<void> {
-    const { views, leases } = this.options;
+    const { views } = this.options;
     if (this.queue.length >= this.maxInFlight) {
       this.pump();
       return;
     }
-    if (!(await leases.acquire(DELIVERY_LEASE, this.owner, LEASE_TTL_MS))) return;
+    if (!(await this.lease.held())) return;
     // Another worker may have held the lease since: failing times are read afresh.
     this.failing.clear();
     await this.prune();
