@@ -4,7 +4,8 @@
  * `intervalMs` (a PASSIVE checkpoint: it never waits for, nor blocks, the writer). A log that
  * writes never pause long enough to empty grows past `restartBytes`: a RESTART checkpoint then
  * copies its last frames while the writer waits, so that the next write starts the log over.
- * The thread ends once nothing was written for `idleMs`, the log copied and started over; the
+ * The thread ends once fewer than `quietBytes` were written within `idleMs` (writes are light:
+ * the leases of the schedulers, a request now and then), the log copied and started over; the
  * platform's connection then empties the file (a truncation by another connection would move
  * that connection's `data_version`, which reads as another process's commit and drops its
  * caches).
@@ -12,13 +13,16 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
+import { logState } from './database.ts';
+
 const port = parentPort;
 if (port === null) throw new Error('checkpoint-thread.ts runs as a worker thread');
-const { path, intervalMs, restartBytes, idleMs } = workerData as {
+const { path, intervalMs, restartBytes, idleMs, quietBytes } = workerData as {
   path: string;
   intervalMs: number;
   restartBytes: number;
   idleMs: number;
+  quietBytes: number;
 };
 
 const db = new DatabaseSync(path);
@@ -27,9 +31,14 @@ const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number })
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');
 
-/** Frames in the log at the last tick, and since when it has not changed (ms). */
-let lastFrames = -1;
-let quietSince = Date.now();
+/**
+ * Frames in the log and its checkpoint sequence at the last tick; frames written since
+ * `windowStartedAt` (epoch ms).
+ */
+let lastFrames = 0;
+let lastSequence = logState(`${path}-wal`).sequence;
+let written = 0;
+let windowStartedAt = Date.now();
 
 function end(): void {
   clearInterval(timer);
@@ -37,7 +46,7 @@ function end(): void {
   port?.close();
 }
 
-/** Ends after an idle spell, the log copied and started over. */
+/** Ends after a quiet spell, the log copied and started over. */
 function endIdle(): void {
   try {
     restart.get();
@@ -52,11 +61,19 @@ const timer = setInterval(() => {
     // `log`: frames in the log since it last started over; `checkpointed`: of them, copied.
     const { log } = passive.get() as { log: number; checkpointed: number };
     if (log * pageSize > restartBytes) restart.get();
-    if (log !== lastFrames) {
-      lastFrames = log;
-      quietSince = Date.now();
-    } else if (Date.now() - quietSince > idleMs) {
-      endIdle();
+    // A log started over since the last tick (at most once: only this thread checkpoints it)
+    // holds only frames written since.
+    const { sequence } = logState(`${path}-wal`);
+    written += sequence === lastSequence ? log - lastFrames : log;
+    lastFrames = log;
+    lastSequence = sequence;
+    if (Date.now() - windowStartedAt >= idleMs) {
+      if (written * pageSize < quietBytes) {
+        endIdle();
+        return;
+      }
+      written = 0;
+      windowStartedAt = Date.now();
     }
   } catch {
     // Busy with another checkpoint (a truncation after an erasure): the next tick does it.

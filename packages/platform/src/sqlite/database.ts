@@ -75,8 +75,10 @@ const controls = new WeakMap<
 const CHECKPOINT_INTERVAL_MS = 250;
 /** Size of the write-ahead log beyond which the checkpoint thread starts it over, bytes. */
 const CHECKPOINT_RESTART_BYTES = 64 * 1024 * 1024;
-/** The checkpoint thread ends after this long without writes, ms. */
+/** The checkpoint thread ends after this long with little written (see below), ms. */
 const CHECKPOINT_IDLE_MS = 10_000;
+/** Log growth within {@link CHECKPOINT_IDLE_MS} below which writes are light, bytes. */
+const CHECKPOINT_QUIET_BYTES = 1024 * 1024;
 /** Log growth within one look (1 s) that starts the checkpoint thread, bytes. */
 const CHECKPOINT_START_BYTES = 4 * 1024 * 1024;
 /** SQLite's default `wal_autocheckpoint` (pages), for the times the thread does not run. */
@@ -87,7 +89,7 @@ const AUTOCHECKPOINT_PAGES = 1000;
  * number of its header (big-endian at offset 12, SQLite's WAL format), which changes each time a
  * writer starts the log over after a checkpoint. Both are 0 when there is no log yet.
  */
-function logState(path: string): { bytes: number; sequence: number } {
+export function logState(path: string): { bytes: number; sequence: number } {
   let fd: number;
   try {
     fd = openSync(path, 'r');
@@ -112,11 +114,12 @@ function logState(path: string): { bytes: number; sequence: number } {
  * database file (and sync it) inside the commit that fills it past `wal_autocheckpoint`, on the
  * event loop of the platform. The thread starts when the log grew by 4 MiB within a second, or
  * was started over since the last look (the connection's own checkpoint ran, after about 4 MiB),
- * and ends after `idleMs` (10 s) without writes, when the connection's own checkpoints take over
- * again (an idle platform holds no thread) and it empties the log file itself: a truncation by
- * the thread's connection would move `data_version` for `db`, which reads as another process's
- * commit. Returns the function that stops it; the caller's own checkpoints (a truncation after
- * an erasure, at close) work as before. Nothing to do for `:memory:`.
+ * and ends once less than 1 MiB was written within `idleMs` (10 s), when the connection's own
+ * checkpoints take over again (a quiet platform holds no thread) and it empties the log file
+ * itself: a truncation by the thread's connection would move `data_version` for `db`, which
+ * reads as another process's commit. Returns the function that stops it; the caller's own
+ * checkpoints (a truncation after an erasure, at close) work as before. Nothing to do for
+ * `:memory:`.
  */
 export function startWalCheckpoints(
   db: DatabaseSync,
@@ -128,6 +131,8 @@ export function startWalCheckpoints(
   let thread: Worker | undefined;
   let ended: Promise<void> = Promise.resolve();
   let last = logState(log);
+  /** The log was emptied when the thread ended, and not written since. */
+  let emptied = false;
   const start = (): void => {
     db.exec('PRAGMA wal_autocheckpoint = 0');
     const started = new Worker(join(import.meta.dirname, 'checkpoint-thread.ts'), {
@@ -136,6 +141,7 @@ export function startWalCheckpoints(
         intervalMs: CHECKPOINT_INTERVAL_MS,
         restartBytes: CHECKPOINT_RESTART_BYTES,
         idleMs,
+        quietBytes: CHECKPOINT_QUIET_BYTES,
       },
     });
     // It keeps no process alive; an error of its own (the file is gone) leaves checkpoints to
@@ -159,8 +165,8 @@ export function startWalCheckpoints(
           } finally {
             db.exec(`PRAGMA busy_timeout = ${timeout}`);
           }
-          // An emptied log is no burst of writes.
           last = logState(log);
+          emptied = last.bytes === 0;
         }
         resolve();
       });
@@ -169,9 +175,11 @@ export function startWalCheckpoints(
   const look = setInterval(() => {
     const now = logState(log);
     // Started over since the last look (the connection's own checkpoint ran, the log having
-    // reached `wal_autocheckpoint`), or grown by 4 MiB without one.
-    const heavy =
-      now.sequence !== last.sequence || now.bytes - last.bytes >= CHECKPOINT_START_BYTES;
+    // reached `wal_autocheckpoint`), or grown by 4 MiB without one. A log written again after
+    // the thread's end emptied it has a header of its own: no sign of heavy writes.
+    const restarted = now.sequence !== last.sequence && !emptied;
+    if (now.bytes > 0) emptied = false;
+    const heavy = restarted || now.bytes - last.bytes >= CHECKPOINT_START_BYTES;
     if (thread === undefined && heavy) start();
     last = now;
   }, 1000).unref();
