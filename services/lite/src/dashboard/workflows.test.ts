@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 
 import { addVerifiedDomain, call, getOk, TEST_KEYS } from '../testing.ts';
 import {
@@ -23,6 +23,20 @@ interface Workflow {
   enabled: boolean;
   steps: { id: string; type: string; name: string; config: Record<string, unknown> }[];
   transitions: { fromStepId: string; toStepId: string; branch: string | null }[];
+}
+
+/**
+ * Waits until `locator`'s box has stayed put for 200 ms: the canvas fits every step in view
+ * 50 ms after one is added, which would move a handle in the middle of a drag.
+ */
+async function settled(locator: Locator): Promise<void> {
+  let before = JSON.stringify(await locator.boundingBox());
+  for (let look = 0; look < 50; look += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = JSON.stringify(await locator.boundingBox());
+    if (now === before) return;
+    before = now;
+  }
 }
 
 describeBrowser('the dashboard: workflows', () => {
@@ -103,9 +117,9 @@ describeBrowser('the dashboard: workflows', () => {
 
     // Connecting the email to the webhook on the canvas: from the email's handle to the webhook's.
     const node = (name: string) => page.locator('.react-flow__node', { hasText: name });
-    await node('Welcome email')
-      .locator('.react-flow__handle.source')
-      .dragTo(node('Tell the CRM').locator('.react-flow__handle.target'));
+    const target = node('Tell the CRM').locator('.react-flow__handle.target');
+    await settled(target);
+    await node('Welcome email').locator('.react-flow__handle.source').dragTo(target);
     const edge = page.getByRole('img', { name: 'From Welcome email to Tell the CRM' });
     await edge.waitFor({ state: 'attached' });
 
