@@ -6,7 +6,7 @@ import type { CheckpointStore } from '../bus/checkpoint-store.ts';
 import { EnvelopeValidator } from '../bus/envelope.ts';
 import type { KafkaPublisher, KafkaRecord, KafkaTopics } from '../bus/kafka.ts';
 import { type EventStore, streamCategory } from '../event-store/event-store.ts';
-import type { LeaseStore } from '../timers/leases.ts';
+import { Lease, type LeaseStore } from '../timers/leases.ts';
 
 /** Name of the relay's lease and of its checkpoint. */
 export const RELAY_LEASE = 'relay';
@@ -19,7 +19,10 @@ export interface RelayOptions {
   checkpoints: CheckpointStore;
   leases: LeaseStore;
   logger: Logger;
-  /** Lease time to live, ms (default 10 000); renewed at every batch and every third of it. */
+  /**
+   * Lease time to live, ms (default 10 000); renewed once a third of it has passed
+   * ({@link Lease}).
+   */
   leaseTtlMs?: number;
   /** Events read and published per batch (default 500). */
   batchSize?: number;
@@ -40,7 +43,7 @@ export interface RelayOptions {
  */
 export class Relay {
   private readonly options: RelayOptions;
-  private readonly owner = randomUUID();
+  private readonly lease: Lease;
   private readonly validator = new EnvelopeValidator();
   private stopped = false;
   private active = false;
@@ -51,6 +54,7 @@ export class Relay {
 
   constructor(options: RelayOptions) {
     this.options = options;
+    this.lease = new Lease(options.leases, RELAY_LEASE, randomUUID(), options.leaseTtlMs ?? 10_000);
   }
 
   /** Starts following the log (in the background). */
@@ -75,22 +79,21 @@ export class Relay {
     this.unsubscribe?.();
     this.wake?.();
     await this.loop;
-    if (this.active) await this.options.leases.release(RELAY_LEASE, this.owner);
+    if (this.active) await this.lease.release();
     this.active = false;
   }
 
   private async run(): Promise<void> {
-    const { leases, logger, pollMs = 25, leaseTtlMs = 10_000 } = this.options;
-    let renewedAt = 0;
+    const { logger, pollMs = 25, leaseTtlMs = 10_000 } = this.options;
     let delay = 100;
     while (!this.stopped) {
       try {
-        if (!this.active || Date.now() - renewedAt > leaseTtlMs / 3) {
-          const held = await leases.acquire(RELAY_LEASE, this.owner, leaseTtlMs);
-          if (held !== this.active) logger.info({ owner: this.owner, held }, 'relay lease');
-          this.active = held;
-          renewedAt = Date.now();
+        const held = await this.lease.held();
+        if (held !== this.active) {
+          logger.info({ owner: this.lease.owner, held }, 'relay lease');
+          // Taken (again): the checkpoint as the last holder left it.
           if (held) this.published = await this.options.checkpoints.load(RELAY_LEASE);
+          this.active = held;
         }
         const published = this.active ? await this.publishBatch() : 0;
         delay = 100;
