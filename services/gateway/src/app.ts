@@ -1,4 +1,11 @@
-import type { KeysApi } from '@stamp/contracts';
+import {
+  type KeysApi,
+  pathIsUnder,
+  PUBLIC_SERVICE_ROUTES,
+  ROUTED_SERVICES,
+  type RoutedService,
+  SERVICE_ROUTES,
+} from '@stamp/contracts';
 import { dashboardRouter } from '@stamp/dashboard';
 import {
   bodyGuard,
@@ -17,7 +24,7 @@ import {
 } from '@stamp/http-kit';
 import type { Logger, ViewStore } from '@stamp/platform';
 import cors from 'cors';
-import express from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 
 import { authenticate } from './auth.ts';
 import {
@@ -152,7 +159,14 @@ export function createGateway(options: GatewayOptions): express.Express {
     }
   });
 
-  if (options.dashboardFolder !== undefined) app.use(dashboardRouter(options.dashboardFolder));
+  if (options.dashboardFolder !== undefined) {
+    const dashboard = dashboardRouter(options.dashboardFolder);
+    // Its pages and files are only read: other methods pass it by (see `routedTo`).
+    app.use((req, res, next) => {
+      if (req.method === 'GET' || req.method === 'HEAD') dashboard(req, res, next);
+      else next();
+    });
+  }
 
   // Public keys are meant for browsers (spec part 5, rule 2): /v1/track answers CORS preflights
   // before authentication and allows any origin; credentials travel in the Authorization header.
@@ -169,7 +183,8 @@ export function createGateway(options: GatewayOptions): express.Express {
   // bodies of its own POST routes (`express.urlencoded` on the route), so form parsing never
   // applies to the authenticated API.
   for (const module of options.modules) {
-    if (module.publicRouter !== undefined) app.use(module.publicRouter);
+    if (module.publicRouter === undefined) continue;
+    app.use(routedTo(module.publicRouter, routesOf(module.name, PUBLIC_SERVICE_ROUTES)));
   }
   app.use(authenticate(options.keys, { publicUrl: options.publicUrl }));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
@@ -181,9 +196,34 @@ export function createGateway(options: GatewayOptions): express.Express {
   );
   app.use(idempotency({ views: options.views }));
   for (const module of options.modules) {
-    if (module.router !== undefined) app.use(module.router);
+    if (module.router !== undefined)
+      app.use(routedTo(module.router, routesOf(module.name, SERVICE_ROUTES)));
   }
   app.use(notFoundHandler());
   app.use(errorHandler(options.logger));
   return app;
+}
+
+/** The path prefixes `table` lists for the service named `name`; undefined for another module. */
+function routesOf(
+  name: string,
+  table: Readonly<Partial<Record<RoutedService, readonly string[]>>>,
+): readonly string[] | undefined {
+  const service = ROUTED_SERVICES.find((routed) => routed === name);
+  return service === undefined ? undefined : (table[service] ?? []);
+}
+
+/**
+ * `router`, entered only by requests under one of `prefixes` (the route table of
+ * `@stamp/contracts`, which the distributed gateway forwards by), or by every request when
+ * `prefixes` is undefined. A router that a request passes through without an answer hands it on
+ * in the event loop's next turn (Express' router does, against deep stacks); a request passing
+ * every module's router would wait one turn per module, several under load.
+ */
+function routedTo(router: Router, prefixes: readonly string[] | undefined): RequestHandler {
+  if (prefixes === undefined) return router;
+  return (req, res, next) => {
+    if (prefixes.some((prefix) => pathIsUnder(req.path, prefix))) router(req, res, next);
+    else next();
+  };
 }

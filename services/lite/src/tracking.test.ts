@@ -175,11 +175,14 @@ describe('open and click tracking of a campaign', () => {
     });
     expect(afterOpens.status).toBe('CLICKED');
     // The person's open started the workflow once; the proxy's open (before it) did not.
-    const executions = await eventually('the execution of the open', async () => {
+    // Started by the open, it ends once its steps ran: wait for its end, not only its start.
+    const executions = await eventually('the execution of the open to end', async () => {
       const page = (await api('GET', `/workflows/${workflow.id}/executions`)).body as {
         data: { status: string; context: Record<string, unknown> }[];
       };
-      return page.data.length > 0 ? page.data : undefined;
+      return page.data.length > 0 && page.data.every(({ status }) => status !== 'RUNNING')
+        ? page.data
+        : undefined;
     });
     expect(executions).toHaveLength(1);
     expect(executions[0]?.status).toBe('EXITED');
