@@ -6,6 +6,7 @@ import {
   notFoundHandler,
   requestId,
   requestLogger,
+  routedRouters,
   type ServiceModule,
 } from '@stamp/http-kit';
 import { ConfigError, createLogger, type Logger } from '@stamp/platform';
@@ -78,9 +79,9 @@ export async function startProcess(
     app.use(requireInternalToken(env.STAMP_INTERNAL_TOKEN));
     app.use(callerFromGateway());
     app.use(express.json({ limit: BODY_LIMIT_BYTES }));
-    for (const module of parts.modules) {
-      if (module.publicRouter !== undefined) app.use(module.publicRouter);
-      if (module.router !== undefined) app.use(module.router);
+    for (const { publicRouter, router } of parts.modules.map(routedRouters)) {
+      if (publicRouter !== undefined) app.use(publicRouter);
+      if (router !== undefined) app.use(router);
     }
     for (const router of parts.internal ?? []) app.use(router);
     app.use(notFoundHandler());

@@ -1,6 +1,12 @@
-import type { AwaitViews } from '@stamp/contracts';
+import {
+  type AwaitViews,
+  pathIsUnder,
+  PUBLIC_SERVICE_ROUTES,
+  ROUTED_SERVICES,
+  SERVICE_ROUTES,
+} from '@stamp/contracts';
 import type { Bus, EventStore, Logger, ViewStore } from '@stamp/platform';
-import type { Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 
 /**
  * A service as the hosting process sees it: its public routes (mounted by the gateway behind
@@ -65,5 +71,37 @@ export function awaitViewsOf(modules: readonly ServiceModule[], timeoutMs = 2000
     if (position <= 0) return;
     const consumers = modules.flatMap((module) => module.projections?.() ?? []);
     await Promise.all(consumers.map((consumer) => consumer.waitFor(position, timeoutMs)));
+  };
+}
+
+/**
+ * The routers of `module` as a host mounts them: each entered only by requests under the path
+ * prefixes the route table of `@stamp/contracts` gives the module's service (`SERVICE_ROUTES`,
+ * `PUBLIC_SERVICE_ROUTES`; a module of another name: every request), so both modes route by
+ * the one table. A router a request passes through unanswered hands it on in the event loop's
+ * next turn (Express' router does, against deep stacks): a request passing every module's
+ * routers would wait a turn per router, many milliseconds under load.
+ */
+export function routedRouters(module: ServiceModule): {
+  router?: RequestHandler;
+  publicRouter?: RequestHandler;
+} {
+  const service = ROUTED_SERVICES.find((routed) => routed === module.name);
+  const routed = (
+    router: Router | undefined,
+    prefixes: readonly string[] | undefined,
+  ): RequestHandler | undefined => {
+    if (router === undefined || service === undefined) return router;
+    const owned = prefixes ?? [];
+    return (req, res, next) => {
+      if (owned.some((prefix) => pathIsUnder(req.path, prefix))) router(req, res, next);
+      else next();
+    };
+  };
+  const router = routed(module.router, service && SERVICE_ROUTES[service]);
+  const publicRouter = routed(module.publicRouter, service && PUBLIC_SERVICE_ROUTES[service]);
+  return {
+    ...(router === undefined ? {} : { router }),
+    ...(publicRouter === undefined ? {} : { publicRouter }),
   };
 }

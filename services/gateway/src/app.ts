@@ -1,11 +1,4 @@
-import {
-  type KeysApi,
-  pathIsUnder,
-  PUBLIC_SERVICE_ROUTES,
-  ROUTED_SERVICES,
-  type RoutedService,
-  SERVICE_ROUTES,
-} from '@stamp/contracts';
+import type { KeysApi } from '@stamp/contracts';
 import { dashboardRouter } from '@stamp/dashboard';
 import {
   bodyGuard,
@@ -20,11 +13,12 @@ import {
   projectRateLimit,
   requestId,
   requestLogger,
+  routedRouters,
   type ServiceModule,
 } from '@stamp/http-kit';
 import type { Logger, ViewStore } from '@stamp/platform';
 import cors from 'cors';
-import express, { type RequestHandler, type Router } from 'express';
+import express from 'express';
 
 import { authenticate } from './auth.ts';
 import {
@@ -45,7 +39,8 @@ export interface GatewayOptions {
   publicUrl: string;
   /**
    * Services whose `router` is mounted behind authentication, in order; their `publicRouter`s
-   * are mounted before authentication.
+   * are mounted before authentication. A service's routers see only the paths the route table
+   * gives it (`routedRouters`).
    */
   modules: readonly ServiceModule[];
   /** View store holding the `idempotency` collection. */
@@ -161,7 +156,7 @@ export function createGateway(options: GatewayOptions): express.Express {
 
   if (options.dashboardFolder !== undefined) {
     const dashboard = dashboardRouter(options.dashboardFolder);
-    // Its pages and files are only read: other methods pass it by (see `routedTo`).
+    // Its pages and files are only read: other methods pass it by (see `routedRouters`).
     app.use((req, res, next) => {
       if (req.method === 'GET' || req.method === 'HEAD') dashboard(req, res, next);
       else next();
@@ -182,10 +177,8 @@ export function createGateway(options: GatewayOptions): express.Express {
   // Routes without an API key (signed links in emails). Each parses the URL-encoded form
   // bodies of its own POST routes (`express.urlencoded` on the route), so form parsing never
   // applies to the authenticated API.
-  for (const module of options.modules) {
-    if (module.publicRouter === undefined) continue;
-    app.use(routedTo(module.publicRouter, routesOf(module.name, PUBLIC_SERVICE_ROUTES)));
-  }
+  const mounted = options.modules.map(routedRouters);
+  for (const { publicRouter } of mounted) if (publicRouter !== undefined) app.use(publicRouter);
   app.use(authenticate(options.keys, { publicUrl: options.publicUrl }));
   app.use(projectRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT));
   app.use(
@@ -195,35 +188,8 @@ export function createGateway(options: GatewayOptions): express.Express {
     }),
   );
   app.use(idempotency({ views: options.views }));
-  for (const module of options.modules) {
-    if (module.router !== undefined)
-      app.use(routedTo(module.router, routesOf(module.name, SERVICE_ROUTES)));
-  }
+  for (const { router } of mounted) if (router !== undefined) app.use(router);
   app.use(notFoundHandler());
   app.use(errorHandler(options.logger));
   return app;
-}
-
-/** The path prefixes `table` lists for the service named `name`; undefined for another module. */
-function routesOf(
-  name: string,
-  table: Readonly<Partial<Record<RoutedService, readonly string[]>>>,
-): readonly string[] | undefined {
-  const service = ROUTED_SERVICES.find((routed) => routed === name);
-  return service === undefined ? undefined : (table[service] ?? []);
-}
-
-/**
- * `router`, entered only by requests under one of `prefixes` (the route table of
- * `@stamp/contracts`, which the distributed gateway forwards by), or by every request when
- * `prefixes` is undefined. A router that a request passes through without an answer hands it on
- * in the event loop's next turn (Express' router does, against deep stacks); a request passing
- * every module's router would wait one turn per module, several under load.
- */
-function routedTo(router: Router, prefixes: readonly string[] | undefined): RequestHandler {
-  if (prefixes === undefined) return router;
-  return (req, res, next) => {
-    if (prefixes.some((prefix) => pathIsUnder(req.path, prefix))) router(req, res, next);
-    else next();
-  };
 }
