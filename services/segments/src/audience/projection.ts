@@ -32,6 +32,7 @@ import {
   isDuplicateKey,
   type Filter,
   type RecordedEvent,
+  streamCategory,
   type Update,
   type ViewCollection,
   type ViewStore,
@@ -177,7 +178,7 @@ function audienceIdsOf(events: readonly RecordedEvent[]): string[] {
   const ids = new Set<string>();
   for (const event of events) {
     if (event.erased === true) continue;
-    const category = event.streamId.slice(0, event.streamId.indexOf('-'));
+    const category = streamCategory(event.streamId);
     if (category === CONTACT_STREAM_CATEGORY) ids.add(entityIdOf(event.streamId));
     else if (category === TRACKED_EVENT_STREAM_CATEGORY && event.type === 'EventTracked') {
       ids.add((event.data as EventTrackedEventData).contactId);
@@ -210,7 +211,7 @@ export async function projectAudience(views: ViewStore, event: RecordedEvent): P
   if (event.erased === true) return;
   const collection = audienceView(views);
   const projectId = event.metadata.projectId ?? '';
-  const category = event.streamId.slice(0, event.streamId.indexOf('-'));
+  const category = streamCategory(event.streamId);
   const notDeleted = { deleted: { $ne: true } };
 
   if (category === CONTACT_STREAM_CATEGORY) {
