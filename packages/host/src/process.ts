@@ -9,7 +9,7 @@ import {
   routedRouters,
   type ServiceModule,
 } from '@stamp/http-kit';
-import { ConfigError, createLogger, type Logger } from '@stamp/platform';
+import { boundHeapGrowth, ConfigError, createLogger, type Logger } from '@stamp/platform';
 import express, { type Router } from 'express';
 import type { z } from 'zod';
 
@@ -108,9 +108,10 @@ export async function startProcess(
 }
 
 /**
- * The `main` of a service's entry point: reads and validates the environment (exit 2 naming each
- * bad variable), starts the process, and stops it gracefully on SIGTERM/SIGINT (exit 0; 1 when the
- * shutdown failed), then flushes the process's `telemetry` (spans not yet exported).
+ * The `main` of a service's entry point: bounds the growth of V8's heap ({@link boundHeapGrowth}),
+ * reads and validates the environment (exit 2 naming each bad variable), starts the process, and
+ * stops it gracefully on SIGTERM/SIGINT (exit 0; 1 when the shutdown failed), then flushes the
+ * process's `telemetry` (spans not yet exported).
  */
 export function runMain<S extends z.ZodType<ProcessEnv>>(
   name: string,
@@ -118,6 +119,7 @@ export function runMain<S extends z.ZodType<ProcessEnv>>(
   start: (env: z.infer<S>, logger: Logger) => Promise<RunningProcess>,
   telemetry?: { shutdown(): Promise<void> },
 ): void {
+  boundHeapGrowth();
   const parsed = schema.safeParse(process.env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);

@@ -13,6 +13,7 @@ export * from './event-store/event-store.ts';
 export * from './event-store/retry.ts';
 export * from './event-store/stream-commands.ts';
 export * from './event-store/sqlite-event-store.ts';
+export * from './heap.ts';
 export * from './ids.ts';
 export * from './logger.ts';
 export * from './mailer/mailer.ts';

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger } from '@stamp/platform';
+import { boundHeapGrowth, ConfigError, createLogger } from '@stamp/platform';
 
 import { startStamp } from './app.ts';
 import { readConfig } from './config.ts';
@@ -8,6 +8,7 @@ import { readConfig } from './config.ts';
  * project's keys once, when they are created; SIGTERM/SIGINT drain in-flight work and exit.
  */
 async function main(): Promise<void> {
+  boundHeapGrowth();
   let config;
   try {
     config = readConfig();
