@@ -253,12 +253,20 @@ export function regexLiteral(pattern: string): string | undefined {
   return text;
 }
 
-/** The distinct trigrams of `text` (code points, as the trigram tokenizer counts them). */
+/**
+ * The distinct trigrams of `text` (code points, as the trigram tokenizer counts them; a text
+ * without surrogate pairs has one per UTF-16 unit, and is sliced without splitting it first).
+ */
 export function trigramsOf(text: string): string[] {
-  const characters = Array.from(text);
+  const characters = /[\uD800-\uDFFF]/.test(text) ? Array.from(text) : undefined;
+  const length = characters?.length ?? text.length;
   const trigrams = new Set<string>();
-  for (let index = 0; index + 3 <= characters.length; index += 1) {
-    trigrams.add(characters.slice(index, index + 3).join(''));
+  for (let index = 0; index + 3 <= length; index += 1) {
+    trigrams.add(
+      characters === undefined
+        ? text.slice(index, index + 3)
+        : characters.slice(index, index + 3).join(''),
+    );
   }
   return [...trigrams];
 }
