@@ -10,7 +10,7 @@ import { removeTemporaryDirectories, temporaryDirectory } from '@stamp/testkit/t
 
 /**
  * A temporary folder of the benchmark (`<os temp dir>/<prefix>XXXXXX`), removed when the
- * benchmark's process exits, also after a failure or Ctrl-C.
+ * benchmark's process exits, also after a failure, Ctrl-C or `kill` (SIGTERM).
  */
 export function benchDirectory(prefix: string): string {
   return temporaryDirectory(prefix);
@@ -20,6 +20,9 @@ process.once('exit', () => {
 });
 process.once('SIGINT', () => {
   process.exit(130);
+});
+process.once('SIGTERM', () => {
+  process.exit(143);
 });
 
 /**
