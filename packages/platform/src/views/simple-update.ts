@@ -34,7 +34,9 @@ const sameScalarType = (a: unknown, b: unknown): boolean =>
 /**
  * Applies `update` to `document` in place when every operator and path is one this function
  * handles exactly like MongoDB; returns whether the document changed, or undefined (document
- * untouched) when the update needs the general updater.
+ * untouched) when the update needs the general updater. Objects and arrays given to `$set` are
+ * placed in `document` as they are, not copied: the caller serializes the document before it
+ * hands control back (a copy per write cost 3-5% of a view rebuild).
  */
 export function applySimpleUpdate(document: Doc, update: Update): boolean | undefined {
   const steps: (() => boolean)[] = [];
@@ -68,7 +70,7 @@ export function applySimpleUpdate(document: Doc, update: Update): boolean | unde
       const current = existing?.[key];
       switch (operator) {
         case '$set': {
-          // Values are compared and copied as JSON documents hold them; scalars as they are.
+          // Values are compared as JSON documents hold them.
           const composite = operand !== null && typeof operand === 'object';
           steps.push(() => {
             const parent = parentOf(document, parts, true);
@@ -81,7 +83,7 @@ export function applySimpleUpdate(document: Doc, update: Update): boolean | unde
                 return false;
               }
             }
-            parent[key] = composite ? structuredClone(operand) : operand;
+            parent[key] = operand;
             return true;
           });
           break;

@@ -933,7 +933,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   }
 
   /**
-   * Stores `document`, whose earlier version was in the cached counts `previous`.
+   * Stores `document`, whose earlier version was in the cached counts `previous`. The document
+   * is serialized at once and not kept: callers need not copy what they pass.
    * @throws DuplicateKeyError on a unique index.
    */
   private put(document: ViewDocument, previous: Set<CachedCount> | undefined): void {
@@ -982,7 +983,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
     if (this.readById(document._id) !== null) {
       throw new DuplicateKeyError(this.name, document._id);
     }
-    this.put(structuredClone(document), undefined);
+    this.put(document, undefined);
   }
 
   /** Every document matching `filter`, in batches read after the previous batch's writes. */
@@ -1083,7 +1084,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private replaceSync(filter: Filter, replacement: ViewDocument, upsert: boolean): UpdateResult {
     const target = this.firstMatch(filter) ?? undefined;
     if (target === undefined && !upsert) return { matchedCount: 0, modifiedCount: 0 };
-    const next = structuredClone({ ...replacement, _id: target?._id ?? replacement._id });
+    const next = { ...replacement, _id: target?._id ?? replacement._id };
     if (target === undefined && this.readById(next._id) !== null) {
       throw new DuplicateKeyError(this.name, next._id);
     }

@@ -160,6 +160,27 @@ export function viewStoreContract(name: string, make: () => Promise<ViewStore>):
       expect(await items.findOne({ _id: 'i' })).toEqual({ _id: 'i', tags: ['a'] });
     });
 
+    it('keeps what was written when the caller changes the objects it passed', async () => {
+      const items = views.collection('passed');
+      const inserted = { _id: 'i', tags: ['a'], data: { plan: 'free' } };
+      await items.insertOne(inserted);
+      inserted.tags.push('b');
+      inserted.data.plan = 'pro';
+      const data = { plan: 'team', seats: [1] };
+      await items.updateOne({ _id: 'i' }, { $set: { data } });
+      await items.updateOne({ _id: 'u' }, { $set: { data } }, { upsert: true });
+      data.plan = 'enterprise';
+      data.seats.push(2);
+      const replacement = { _id: 'r', tags: ['x'] };
+      await items.replaceOne({ _id: 'r' }, replacement, { upsert: true });
+      replacement.tags.push('y');
+      expect(await items.find({}, { sort: { _id: 1 } })).toEqual([
+        { _id: 'i', tags: ['a'], data: { plan: 'team', seats: [1] } },
+        { _id: 'r', tags: ['x'] },
+        { _id: 'u', data: { plan: 'team', seats: [1] } },
+      ]);
+    });
+
     it('lists distinct values of a field among matching documents', async () => {
       const people = views.collection('distinct-people');
       await people.createIndex({ projectId: 1 });
