@@ -22,7 +22,7 @@
  * possible position is 1 and positions increase but are sparse. They are exact up to 2^53 - 2
  * bytes of log (8 PiB); beyond that the store throws a RangeError rather than lose precision.
  */
-import { createSecretKey, type KeyObject, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 
 import {
@@ -275,7 +275,7 @@ export class KurrentDbEventStore implements EventStore {
   }
 
   /**
-   * The key of `subjectId`: a KeyObject, `erased` when its key stream is tombstoned, null when it
+   * The key of `subjectId`: its bytes, `erased` when its key stream is tombstoned, null when it
    * has none yet.
    */
   private async subjectKey(subjectId: string): Promise<SubjectKey | null> {
@@ -288,7 +288,7 @@ export class KurrentDbEventStore implements EventStore {
       })) {
         const data = resolved.event === undefined ? undefined : jsonOf(resolved.event.data);
         if (typeof data === 'object' && data !== null && 'key' in data) {
-          if (typeof data.key === 'string') key = createSecretKey(Buffer.from(data.key, 'base64'));
+          if (typeof data.key === 'string') key = Buffer.from(data.key, 'base64');
         }
       }
     } catch (error) {
@@ -367,7 +367,7 @@ export class KurrentDbEventStore implements EventStore {
    */
   private async plan(
     streams: readonly StreamAppend[],
-  ): Promise<{ requests: AppendStreamRequest[]; created: Map<string, KeyObject> }> {
+  ): Promise<{ requests: AppendStreamRequest[]; created: Map<string, Uint8Array> }> {
     const now = Date.now();
     const createdAt = new Date(now).toISOString();
     const subjects = new Set<string>();
@@ -377,7 +377,7 @@ export class KurrentDbEventStore implements EventStore {
       }
     }
     const keys = new Map<string, SubjectKey>();
-    const created = new Map<string, KeyObject>();
+    const created = new Map<string, Uint8Array>();
     const keyRequests: AppendStreamRequest[] = [];
     const found = await Promise.all(
       [...subjects].map(
@@ -390,9 +390,8 @@ export class KurrentDbEventStore implements EventStore {
         continue;
       }
       const raw = randomBytes(32);
-      const fresh = createSecretKey(raw);
-      keys.set(subjectId, fresh);
-      created.set(subjectId, fresh);
+      keys.set(subjectId, raw);
+      created.set(subjectId, raw);
       keyRequests.push({
         streamName: this.keyStream(subjectId),
         expectedState: 'no_stream',

@@ -12,23 +12,45 @@ eventStoreContract('embedded SQLite (memory)', () =>
 );
 
 describe('SqliteEventStore on disk', () => {
-  it('keeps appended events across a reopen', async () => {
+  it('keeps appended events across a reopen, sealed ones opened with keys read from disk', async () => {
     const path = join(temporaryDirectory('stamp-es-'), 'stamp.db');
     const first = openDatabase(path);
+    const sealed = (subject: string) => ({
+      streamId: `contact-${subject}`,
+      expectedRevision: 'no_stream' as const,
+      events: [
+        {
+          type: 'Created',
+          data: { email: `${subject}@example.com` },
+          metadata: { subjectId: subject },
+        },
+      ],
+    });
     await new SqliteEventStore(first).append([
       {
         streamId: 'contact-1',
         expectedRevision: 'no_stream',
         events: [{ type: 'Created', data: { a: 1 } }],
       },
+      sealed('2'),
+      sealed('3'),
     ]);
     first.close();
     const second = openDatabase(path);
-    const reopened = new SqliteEventStore(second);
+    // Each store reads the keys from disk: one at a time, or together for a batch of the log.
+    const alone = new SqliteEventStore(second);
+    const batch = new SqliteEventStore(second);
     try {
-      expect((await reopened.readStream('contact-1'))[0]?.data).toEqual({ a: 1 });
+      expect((await alone.readStream('contact-1'))[0]?.data).toEqual({ a: 1 });
+      expect((await alone.readStream('contact-2'))[0]?.data).toEqual({ email: '2@example.com' });
+      expect((await batch.readAll({ after: 0 })).map((event) => event.data)).toEqual([
+        { a: 1 },
+        { email: '2@example.com' },
+        { email: '3@example.com' },
+      ]);
     } finally {
-      await reopened.close();
+      await alone.close();
+      await batch.close();
       second.close();
     }
   });

@@ -4,24 +4,24 @@
  * 32-byte key of that subject; erasing the subject destroys the key, leaving a tombstone so the
  * key is never created again. Table `subject_keys (subject_id, key)`, `key` NULL = erased.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createSecretKey,
-  type KeyObject,
-  randomFillSync,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomFillSync } from 'node:crypto';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 
 import { BoundedCache } from '../bounded-cache.ts';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-/** Subject keys kept in memory (a KeyObject and its id: about 300 bytes each). */
+/** Subject keys kept in memory (32 bytes and the subject's id: about 200 bytes each). */
 const CACHE_SIZE = 10_000;
 
-/** A subject's key, or `erased` once the subject was erased. */
-export type SubjectKey = KeyObject | 'erased';
+/**
+ * A subject's key (its 32 bytes), or `erased` once the subject was erased. Keys are kept as
+ * bytes, not as KeyObjects: each KeyObject holds a native handle that V8 must visit when the
+ * object dies, and the keys of a cache that turns over (an import, a rebuild of the views) die
+ * in the old generation. With 100,000 cached KeyObjects passing through a CSV import, each full
+ * collection paused the process 28-63 ms, 14-38 ms of it in those handles; with bytes, 12-21 ms.
+ */
+export type SubjectKey = Uint8Array | 'erased';
 
 /** Random bytes drawn from the system's CSPRNG, 64 KiB at a time (see {@link randomBytesOf}). */
 const pool = Buffer.alloc(65_536);
@@ -43,10 +43,14 @@ function randomBytesOf(count: number): Buffer {
   return bytes;
 }
 
-/** Seals `plaintext` (UTF-8) as base64 of `iv ‖ tag ‖ ciphertext`. */
-export function sealWith(key: KeyObject, plaintext: string): string {
+/**
+ * Seals `plaintext` (UTF-8) with AES-256-GCM under the 32-byte `key`, as base64 of
+ * `iv ‖ tag ‖ ciphertext`. The cipher is given a KeyObject made for this call, which dies young:
+ * Node seals about twice as fast with a KeyObject as with the key's bytes (15 against 28 µs).
+ */
+export function sealWith(key: Uint8Array, plaintext: string): string {
   const iv = randomBytesOf(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const cipher = createCipheriv('aes-256-gcm', createSecretKey(key), iv);
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64');
 }
@@ -55,9 +59,13 @@ export function sealWith(key: KeyObject, plaintext: string): string {
  * Opens a value of {@link sealWith}.
  * @throws Error when the value was not sealed with `key` or was altered (GCM tag mismatch).
  */
-export function openWith(key: KeyObject, sealed: string): string {
+export function openWith(key: Uint8Array, sealed: string): string {
   const bytes = Buffer.from(sealed, 'base64');
-  const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(0, IV_BYTES));
+  const decipher = createDecipheriv(
+    'aes-256-gcm',
+    createSecretKey(key),
+    bytes.subarray(0, IV_BYTES),
+  );
   decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
   return Buffer.concat([
     decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)),
@@ -66,7 +74,7 @@ export function openWith(key: KeyObject, sealed: string): string {
 }
 
 /**
- * The subject keys on the store's SQLite database. Keys are held as KeyObjects (no key import per seal or open). Keys created inside an append's transaction
+ * The subject keys on the store's SQLite database. Keys created inside an append's transaction
  * enter the cache only through {@link remember}, after the commit, so a rolled-back append
  * never leaves a cached key that is not on disk.
  */
@@ -95,7 +103,7 @@ export class SubjectKeys {
     if (cached !== undefined) return cached;
     const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
     if (row === undefined) return null;
-    const key: SubjectKey = row.key === null ? 'erased' : createSecretKey(row.key);
+    const key: SubjectKey = row.key ?? 'erased';
     this.remember(subjectId, key);
     return key;
   }
@@ -118,7 +126,7 @@ export class SubjectKeys {
       }
       const rows = statement.all(...chunk) as { subject_id: string; key: Uint8Array | null }[];
       for (const row of rows) {
-        this.remember(row.subject_id, row.key === null ? 'erased' : createSecretKey(row.key));
+        this.remember(row.subject_id, row.key ?? 'erased');
       }
     }
   }
@@ -128,10 +136,10 @@ export class SubjectKeys {
     const cached = this.cache.get(subjectId);
     if (cached !== undefined) return cached;
     const row = this.statements.get.get(subjectId) as { key: Uint8Array | null } | undefined;
-    if (row !== undefined) return row.key === null ? 'erased' : createSecretKey(row.key);
+    if (row !== undefined) return row.key ?? 'erased';
     const key = randomBytesOf(32);
     this.statements.insert.run(subjectId, key);
-    return createSecretKey(key);
+    return key;
   }
 
   /** Caches a key known to be committed. */
