@@ -62,14 +62,20 @@ describe('project protection', () => {
     }
 
     // Polled on the report, not by sending: every accepted send would count in the window.
+    let last: Security | undefined;
     await eventually(
       'the suspension',
       async () => {
-        const report = (await api('GET', `/projects/${projectId}/security`)).body as Security;
-        return report.status === 'SUSPENDED' ? true : undefined;
+        last = (await api('GET', `/projects/${projectId}/security`)).body as Security;
+        return last.status === 'SUSPENDED' ? true : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 200 },
-    );
+    ).catch((error: unknown) => {
+      // What the project's report said last, and what the sink received, explain a timeout.
+      throw new Error(
+        `${String(error)}; last report ${JSON.stringify(last)}; the sink received ${sink.messages.length} messages`,
+      );
+    });
     const refused = await sendTo(['late@example.org']);
     expect(refused.status).toBe(403);
     expect(refused.body).toMatchObject({
