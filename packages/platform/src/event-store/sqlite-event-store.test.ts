@@ -1,15 +1,130 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import { setTimeout } from 'node:timers/promises';
 
 import { temporaryDirectory } from '@stamp/testkit/temporary.ts';
 
 import { openDatabase } from '../sqlite/database.ts';
 import { eventStoreContract } from './event-store.contract.ts';
+import type { RecordedEvent } from './event-store.ts';
 import { SqliteEventStore } from './sqlite-event-store.ts';
 
 eventStoreContract('embedded SQLite (memory)', () =>
   Promise.resolve(new SqliteEventStore(openDatabase(':memory:'))),
 );
+
+eventStoreContract('embedded SQLite (file, batches read ahead)', () =>
+  Promise.resolve(
+    new SqliteEventStore(openDatabase(join(temporaryDirectory('stamp-es-'), 'stamp.db'))),
+  ),
+);
+
+describe('SqliteEventStore read-ahead', () => {
+  /**
+   * 1,000 events in 10 appends: two categories; every third one sealed, under subject
+   * `s<n % 150>` (event 102's subject has events 252 and 402 too).
+   */
+  async function seeded(): Promise<{ db: DatabaseSync; store: SqliteEventStore }> {
+    const db = openDatabase(join(temporaryDirectory('stamp-es-'), 'stamp.db'));
+    const store = new SqliteEventStore(db);
+    for (let append = 0; append < 10; append += 1) {
+      await store.append(
+        Array.from({ length: 100 }, (_, index) => {
+          const n = append * 100 + index;
+          return {
+            streamId: `${n % 2 === 0 ? 'contact' : 'order'}-${n}`,
+            expectedRevision: 'no_stream' as const,
+            events: [
+              {
+                type: 'Created',
+                data: { n, email: `user${n}@example.com` },
+                metadata: n % 3 === 0 ? { subjectId: `s${n % 150}` } : { projectId: 'p1' },
+              },
+            ],
+          };
+        }),
+      );
+    }
+    return { db, store };
+  }
+
+  async function readThrough(
+    store: SqliteEventStore,
+    categories?: string[],
+  ): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    for (;;) {
+      const after = events[events.length - 1]?.position ?? 0;
+      const batch = await store.readAll({
+        after,
+        limit: 64,
+        ...(categories ? { categories } : {}),
+      });
+      events.push(...batch);
+      if (batch.length < 64) return events;
+    }
+  }
+
+  /** Waits until the thread answered every batch asked of it. */
+  async function answered(store: SqliteEventStore): Promise<void> {
+    while ((store.readAhead?.awaiting ?? 0) > 0) await setTimeout(5);
+  }
+
+  it('answers a reader behind the head from batches read on a thread, as its own reads would', async () => {
+    const { db, store } = await seeded();
+    const direct = new SqliteEventStore(db, { readAhead: false });
+    try {
+      expect(direct.readAhead).toBeUndefined();
+      expect(new SqliteEventStore(openDatabase(':memory:')).readAhead).toBeUndefined();
+      const expected = await readThrough(direct);
+      expect(expected).toHaveLength(1000);
+      expect(expected[3]?.data).toEqual({ n: 3, email: 'user3@example.com' });
+      expect(await readThrough(store)).toEqual(expected);
+      expect(await readThrough(store, ['order'])).toEqual(await readThrough(direct, ['order']));
+      // Every read but the first (nothing asked for yet) and the last (not full): 14 of the
+      // first pass's 16, 6 of the second's 8.
+      expect(store.readAhead?.taken).toBe(20);
+    } finally {
+      await direct.close();
+      await store.close();
+      db.close();
+    }
+  });
+
+  it('drops a batch read ahead when an erasure or a stream deletion came after it was asked for', async () => {
+    const { db, store } = await seeded();
+    try {
+      const first = await store.readAll({ after: 0, limit: 100 });
+      await answered(store);
+      // Events 100-199 were read ahead; 102 is sealed under s102, 101 is in stream order-101.
+      await store.eraseSubject('s102');
+      await store.deleteStream('order-101');
+      const second = await store.readAll({ after: first[99]?.position ?? 0, limit: 100 });
+      expect(store.readAhead?.taken).toBe(0);
+      expect(second.find((event) => event.streamId === 'contact-102')).toMatchObject({
+        data: {},
+        erased: true,
+      });
+      expect(second.some((event) => event.streamId === 'order-101')).toBe(false);
+      // Read on the store's connection: 100 events from 100, 101 skipped. The next batch was
+      // asked for after both changes, and is taken.
+      expect(second.map((event) => (event.data as { n?: number }).n)).toContain(200);
+      await answered(store);
+      const third = await store.readAll({ after: second[99]?.position ?? 0, limit: 100 });
+      expect(store.readAhead?.taken).toBe(1);
+      expect(third[0]?.data).toEqual({ n: 201, email: 'user201@example.com' });
+      // The thread had opened s102's event 102 before the erasure; it did not keep the key.
+      expect(third.find((event) => event.streamId === 'contact-252')).toMatchObject({
+        data: {},
+        erased: true,
+      });
+    } finally {
+      await store.close();
+      db.close();
+    }
+  });
+});
 
 describe('SqliteEventStore on disk', () => {
   it('keeps appended events across a reopen, sealed ones opened with keys read from disk', async () => {

@@ -4,13 +4,14 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { BoundedCache } from '../bounded-cache.ts';
 import { newId } from '../ids.ts';
 import { transaction } from '../sqlite/database.ts';
-import { openWith, sealWith, type SubjectKey, SubjectKeys } from './subject-keys.ts';
+import { type EventRow, LogReader, type OpenedData } from './log-reader.ts';
+import { ReadAhead } from './read-ahead.ts';
+import { sealWith, type SubjectKey, SubjectKeys } from './subject-keys.ts';
 import {
   type AppendListener,
   type AppendNotice,
   type AppendResult,
   DuplicateEventError,
-  type EventMetadata,
   type EventStore,
   type ReadAllOptions,
   type RecordedEvent,
@@ -20,30 +21,15 @@ import {
   WrongExpectedRevisionError,
 } from './event-store.ts';
 
-interface EventRow {
-  position: number;
-  id: string;
-  stream_id: string;
-  revision: number;
-  type: string;
-  schema_version: number;
-  data: string;
-  metadata: string;
-  created_at: number;
-}
-
 /** What one append wrote: new revisions, positions of its first and last event, subject keys. */
 interface Written {
   /** Opened data of the sealed events written, by position (see `opened`). */
-  sealed: [number, { subjectId: string; json: string }][];
+  sealed: [number, OpenedData][];
   revisions: Record<string, number>;
   position: number;
   first: number;
   keys: [string, SubjectKey][];
 }
-
-/** The subject id in an event's metadata JSON (ids hold no quote or backslash). */
-const SUBJECT = /"subjectId":"([^"\\]+)"/;
 
 /**
  * Replaces the `streams` table of earlier versions (every stream's revision, written with every
@@ -86,12 +72,14 @@ export class SqliteEventStore implements EventStore {
    * Recently opened sealed data by position: several consumer groups read the same new events
    * one after another, and each would otherwise decrypt them again.
    */
-  private readonly opened = new BoundedCache<number, { subjectId: string; json: string }>(
-    OPENED_CACHE_SIZE,
-  );
+  private readonly opened = new BoundedCache<number, OpenedData>(OPENED_CACHE_SIZE);
+  private readonly reader: LogReader;
+  /** Batches read ahead on a thread of their own; none for `:memory:`. */
+  readonly readAhead: ReadAhead | undefined;
+  /** Erasures and stream deletions made through this store (see {@link ReadAhead}). */
+  private epoch = 0;
   private checkpointTimer: NodeJS.Timeout | undefined;
   private readonly emitter = new EventEmitter();
-  private readonly byCategories = new Map<string, StatementSync>();
   private readonly statements: {
     revision: StatementSync;
     deletedRevision: StatementSync;
@@ -99,7 +87,6 @@ export class SqliteEventStore implements EventStore {
     insert: StatementSync;
     readStream: StatementSync;
     readStreamLimited: StatementSync;
-    readAll: StatementSync;
     head: StatementSync;
     hasId: StatementSync;
     savepoint: StatementSync;
@@ -113,7 +100,11 @@ export class SqliteEventStore implements EventStore {
     reject: (error: unknown) => void;
   }[] = [];
 
-  constructor(db: DatabaseSync) {
+  /**
+   * @param options.readAhead read batches of a reader catching up on a thread of their own
+   *   ({@link ReadAhead}; default true, never for `:memory:`).
+   */
+  constructor(db: DatabaseSync, { readAhead = true }: { readAhead?: boolean } = {}) {
     this.db = db;
     this.emitter.setMaxListeners(0);
     db.exec(`CREATE TABLE IF NOT EXISTS events (
@@ -151,7 +142,6 @@ export class SqliteEventStore implements EventStore {
       readStreamLimited: db.prepare(
         'SELECT * FROM events WHERE stream_id = ? AND revision >= ? ORDER BY revision LIMIT ?',
       ),
-      readAll: db.prepare('SELECT * FROM events WHERE position > ? ORDER BY position LIMIT ?'),
       head: db.prepare('SELECT COALESCE(MAX(position), 0) AS head FROM events'),
       hasId: db.prepare('SELECT 1 AS found FROM events WHERE id = ?'),
       savepoint: db.prepare('SAVEPOINT append'),
@@ -160,39 +150,9 @@ export class SqliteEventStore implements EventStore {
       deleteStream: db.prepare('DELETE FROM events WHERE stream_id = ?'),
     };
     this.keys = new SubjectKeys(db);
-  }
-
-  private toRecorded(row: EventRow): RecordedEvent {
-    const metadata = JSON.parse(row.metadata) as EventMetadata;
-    let data = JSON.parse(row.data) as unknown;
-    let erased = false;
-    if (metadata.subjectId !== undefined) {
-      const subjectId = metadata.subjectId;
-      const key = data === null ? null : this.keys.find(subjectId);
-      if (key !== null && key !== 'erased') {
-        let opened = this.opened.get(row.position);
-        if (opened === undefined) {
-          opened = { subjectId, json: openWith(key, data as string) };
-          this.opened.set(row.position, opened);
-        }
-        data = JSON.parse(opened.json) as unknown;
-      } else {
-        data = {};
-        erased = true;
-      }
-    }
-    return {
-      id: row.id,
-      streamId: row.stream_id,
-      revision: row.revision,
-      position: row.position,
-      type: row.type,
-      schemaVersion: row.schema_version,
-      data,
-      metadata,
-      createdAt: new Date(row.created_at).toISOString(),
-      ...(erased ? { erased } : {}),
-    };
+    this.reader = new LogReader(db, this.keys, this.opened);
+    const path = db.location();
+    this.readAhead = path === null || !readAhead ? undefined : new ReadAhead(path);
   }
 
   /**
@@ -324,18 +284,6 @@ export class SqliteEventStore implements EventStore {
     return { revisions, position, first, keys, sealed };
   }
 
-  /** {@link toRecorded} of rows read together: the keys of their subjects are loaded at once. */
-  private toRecordedAll(rows: readonly EventRow[]): RecordedEvent[] {
-    const subjects: string[] = [];
-    for (const row of rows) {
-      if (this.opened.has(row.position)) continue;
-      const match = SUBJECT.exec(row.metadata);
-      if (match?.[1] !== undefined) subjects.push(match[1]);
-    }
-    if (subjects.length > 1) this.keys.prefetch(subjects);
-    return rows.map((row) => this.toRecorded(row));
-  }
-
   /**
    * Current revision of `streamId`: its last event's, else the revision it had when its events
    * were deleted, else -1 (no stream).
@@ -364,29 +312,29 @@ export class SqliteEventStore implements EventStore {
         maxCount,
       ) as unknown as EventRow[];
     }
-    return Promise.resolve(this.toRecordedAll(rows));
+    return Promise.resolve(this.reader.toRecordedAll(rows));
   }
 
-  readAll({ after, categories, limit = 500 }: ReadAllOptions): Promise<RecordedEvent[]> {
-    let rows: EventRow[];
-    if (categories === undefined) {
-      rows = this.statements.readAll.all(after, limit) as unknown as EventRow[];
-    } else if (categories.length === 0) {
-      rows = [];
-    } else {
-      const cacheKey = categories.join('\u0000');
-      let statement = this.byCategories.get(cacheKey);
-      if (statement === undefined) {
-        const marks = categories.map(() => '?').join(', ');
-        statement = this.db.prepare(
-          `SELECT * FROM events WHERE category IN (${marks}) AND position > ?
-           ORDER BY position LIMIT ?`,
-        );
-        this.byCategories.set(cacheKey, statement);
-      }
-      rows = statement.all(...categories, after, limit) as unknown as EventRow[];
+  /**
+   * Events in position order (see the port). A reader that got a full batch is behind the head:
+   * the next batch is read ahead meanwhile ({@link ReadAhead}), and answers its next read when
+   * it is full and no erasure or stream deletion came in between.
+   */
+  async readAll({ after, categories, limit = 500 }: ReadAllOptions): Promise<RecordedEvent[]> {
+    const options = { after, limit, ...(categories === undefined ? {} : { categories }) };
+    const epoch = this.epoch;
+    const ahead = this.readAhead?.take(options, epoch);
+    let events = ahead === undefined ? undefined : await ahead;
+    if (events?.length !== limit || this.epoch !== epoch) {
+      events = this.reader.readAll(options);
+    } else if (this.readAhead !== undefined) {
+      this.readAhead.taken += 1;
     }
-    return Promise.resolve(this.toRecordedAll(rows));
+    const last = events[events.length - 1];
+    if (events.length === limit && last !== undefined && limit > 0) {
+      this.readAhead?.request({ ...options, after: last.position }, this.epoch);
+    }
+    return events;
   }
 
   headPosition(): Promise<number> {
@@ -394,6 +342,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   eraseSubject(subjectId: string): Promise<void> {
+    this.epoch += 1;
     this.keys.erase(subjectId);
     this.opened.deleteWhere((opened) => opened.subjectId === subjectId);
     this.scheduleCheckpoint();
@@ -402,6 +351,7 @@ export class SqliteEventStore implements EventStore {
 
   deleteStream(streamId: string): Promise<void> {
     const revision = this.revisionOf(streamId);
+    this.epoch += 1;
     transaction(this.db, () => {
       if (revision >= 0) this.statements.markDeleted.run(streamId, revision);
       this.statements.deleteStream.run(streamId);
@@ -429,11 +379,11 @@ export class SqliteEventStore implements EventStore {
     return () => this.emitter.off('append', listener);
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.commitQueue();
     clearTimeout(this.checkpointTimer);
     this.checkpointTimer = undefined;
     this.emitter.removeAllListeners();
-    return Promise.resolve();
+    await this.readAhead?.close();
   }
 }

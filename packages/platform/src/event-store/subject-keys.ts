@@ -147,6 +147,14 @@ export class SubjectKeys {
     this.cache.set(subjectId, key);
   }
 
+  /**
+   * Drops every cached key: a reader on another connection (the read-ahead thread) then reads
+   * them from disk again, and sees the erasures committed since.
+   */
+  forget(): void {
+    this.cache.clear();
+  }
+
   /** Destroys the key of `subjectId` (a tombstone stays). Idempotent. */
   erase(subjectId: string): void {
     this.statements.erase.run(subjectId);
