@@ -55,6 +55,33 @@ describe('SqliteViewStore query results kept between changes', () => {
     expect(await domains.find({ projectId: 'p1' }, { sort: { _id: 1 } })).toHaveLength(1);
   });
 
+  it('answers repeated look-ups by _id until the collection changes, found or not', async () => {
+    const views = new SqliteViewStore(openDatabase(':memory:'));
+    const keys = views.collection('keys');
+    await keys.insertOne({ _id: 'k1', projectId: 'p1' });
+    await views.flush();
+    for (let round = 0; round < 3; round += 1) {
+      expect(await keys.findOne({ _id: 'k1' })).toEqual({ _id: 'k1', projectId: 'p1' });
+      expect(await keys.findOne({ _id: 'k2' })).toBeNull();
+    }
+    // The caller owns what it was given.
+    const mine = await keys.findOne({ _id: 'k1' });
+    if (mine !== null) mine.projectId = 'changed by the caller';
+    expect(await keys.find({ _id: 'k1' })).toEqual([{ _id: 'k1', projectId: 'p1' }]);
+    await keys.deleteOne({ _id: 'k1' });
+    await keys.insertOne({ _id: 'k2', projectId: 'p2' });
+    expect(await keys.findOne({ _id: 'k1' })).toBeNull();
+    expect(await keys.findOne({ _id: 'k2' })).toEqual({ _id: 'k2', projectId: 'p2' });
+    await views.flush();
+    expect(await keys.findOne({ _id: 'k1' })).toBeNull();
+    expect(await keys.findOne({ _id: 'k2', projectId: 'p1' })).toBeNull();
+    expect(await keys.findOne({ _id: 'k2', projectId: 'p2' })).toEqual({
+      _id: 'k2',
+      projectId: 'p2',
+    });
+    await views.close();
+  });
+
   it('answers the reads that follow a read by ids in the same turn with no write hidden', async () => {
     const views = new SqliteViewStore(openDatabase(':memory:'));
     const audience = views.collection('audience');
@@ -97,6 +124,16 @@ describe('SqliteViewStore query results kept between changes', () => {
       expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'ENABLED' });
       await new Promise((resolve) => setImmediate(resolve));
       expect(await theirs.findOne({ projectId: 'p1' })).toMatchObject({ tracking: 'DISABLED' });
+      // Look-ups by _id too: a key revoked by another process is refused from the next turn on.
+      for (let round = 0; round < 3; round += 1) {
+        expect(await theirs.findOne({ _id: 's1' })).toMatchObject({ tracking: 'DISABLED' });
+      }
+      await mine.deleteOne({ _id: 's1' });
+      await mine.insertOne({ _id: 's2', projectId: 'p2', tracking: 'ENABLED' });
+      await writer.flush();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(await theirs.findOne({ _id: 's1' })).toBeNull();
+      expect(await theirs.findOne({ _id: 's2' })).toMatchObject({ tracking: 'ENABLED' });
     } finally {
       first.close();
       second.close();
