@@ -9,7 +9,7 @@ import { LogBus } from './bus/log-bus.ts';
 import { SqliteEventStore } from './event-store/sqlite-event-store.ts';
 import { openDatabase, startWalCheckpoints } from './sqlite/database.ts';
 import { type LeaseStore, SqliteLeaseStore } from './timers/leases.ts';
-import { SqliteViewStore } from './views/sqlite-view-store.ts';
+import { SqliteViewStore, type SqliteViewStoreOptions } from './views/sqlite-view-store.ts';
 import type { ViewStore } from './views/view-store.ts';
 
 /** The embedded adapters of every port, on one SQLite database. */
@@ -34,13 +34,15 @@ export function openEmbeddedPlatform(options: {
   /** SQLite page cache, MiB (see `openDatabase`). */
   cacheMb?: number;
   pollMs?: number;
+  /** How the view store holds changes before writing them (see `SqliteViewStoreOptions`). */
+  views?: SqliteViewStoreOptions;
 }): EmbeddedPlatform {
   const path = options.dataDir === ':memory:' ? ':memory:' : join(options.dataDir, 'stamp.db');
   const db = openDatabase(path, { synchronous: options.synchronous, cacheMb: options.cacheMb });
   const stopCheckpoints = startWalCheckpoints(db, path);
   const store = new SqliteEventStore(db);
   const checkpoints = new SqliteCheckpointStore(db);
-  const views = new SqliteViewStore(db);
+  const views = new SqliteViewStore(db, options.views);
   const leases = new SqliteLeaseStore(db);
   const bus = new LogBus({
     store,
