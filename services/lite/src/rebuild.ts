@@ -14,8 +14,9 @@ const REPLAY_TIMEOUT_MS = 86_400_000;
  * Changes the view store holds before it writes them, during a rebuild: ten times those of a
  * serving process (1,000 documents or 4 MiB, kept small there so that a write never holds the
  * event loop long). Larger transactions share their index and trigram pages among more
- * documents: a rebuild of 400,000 events took 15.9 s against 16.9 s (3 alternating pairs), one
- * of 2,000,000 events 60.5–62.5 s against 67.9–84.4 s (2 pairs), for 12–24 MiB more at its peak.
+ * documents: a rebuild of 400,000 events took 15.7–16.0 s against 16.3–17.7 s (3 alternating
+ * pairs), for 12–24 MiB more at its peak; at 2,000,000 events the runs spread too widely to show
+ * it (60.5–74.7 s in 4 runs, against 61.5–118.3 s in 5).
  */
 const REBUILD_VIEW_WRITES = { pendingDocuments: 10_000, pendingBytes: 40 * 1024 * 1024 };
 
