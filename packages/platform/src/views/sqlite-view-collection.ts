@@ -202,8 +202,8 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
   private version = 0;
   /** {@link version} at the last query: a collection unchanged between two queries caches. */
   private queriedVersion = -1;
-  /** {@link version} at the last {@link lookUp}: the same rule for look-ups by `_id`. */
-  private lookedUpVersion = -1;
+  /** {@link version} at the last {@link keptById}: the same rule for reads by `_id`. */
+  private keptVersion = -1;
   /** Results of recent queries (as JSON) and the {@link version} they were read at. */
   private readonly results = new BoundedCache<string, { version: number; json: string }>(
     RESULT_CACHE_SIZE,
@@ -456,12 +456,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
    */
   private prepareRead(): void {
     this.ensure();
-    if (this.store.changedElsewhere()) {
-      this.store.flushSync();
-      this.store.reloadAll();
-    } else {
-      this.store.flushHeld(this);
-    }
+    if (!this.store.seeOtherConnections()) this.store.flushHeld(this);
   }
 
   /** Called by the store when another connection committed: cached state may be stale. */
@@ -477,47 +472,43 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /**
    * The stored document `id` (held changes first, then what {@link readByIds} read in this turn
-   * of the event loop), parsed: a copy the caller owns.
+   * of the event loop), parsed: a copy the caller owns. With `keep` (the reads of callers:
+   * `findOne`, `find` by `_id`), a read-mostly collection (unchanged since its previous kept
+   * read) keeps the stored JSON of recent reads, found or not, until its next change or a commit
+   * of another connection, as {@link cachedQuery} keeps query results: the API key every request
+   * resolves then costs no SQL (under `POST /v1/track` its look-up took 5.4% of the event loop,
+   * now 2.1%).
    */
-  private readById(id: string): ViewDocument | null {
+  private readById(id: string, keep = false): ViewDocument | null {
     this.ensure();
     const held = this.store.held(this, id);
     if (held !== undefined) return held === null ? null : (JSON.parse(held) as ViewDocument);
     if (this.absent.has(id)) return null;
     const prefetched = this.prefetched.get(id);
     if (prefetched !== undefined) return JSON.parse(prefetched) as ViewDocument;
-    const row = this.store.statement(`SELECT doc FROM ${this.table} WHERE id = ?`).get(id) as
-      { doc: string } | undefined;
-    return row === undefined ? null : (JSON.parse(row.doc) as ViewDocument);
+    const json = keep ? this.keptById(id) : this.storedById(id);
+    return json === undefined ? null : (JSON.parse(json) as ViewDocument);
   }
 
-  /**
-   * {@link readById} for the reads of callers (`findOne`, `find` by `_id`). A read-mostly
-   * collection (unchanged since its previous look-up) keeps the stored JSON of recent look-ups,
-   * found or not, until its next change or a commit of another connection, as
-   * {@link cachedQuery} keeps query results: the API key every request resolves then costs no
-   * SQL (under `POST /v1/track` its look-up took 5.4% of the event loop, now 2.1%).
-   */
-  private lookUp(id: string): ViewDocument | null {
-    this.ensure();
-    if (this.store.held(this, id) !== undefined || this.absent.has(id) || this.prefetched.has(id)) {
-      return this.readById(id);
-    }
-    if (this.store.changedElsewhere()) {
-      this.store.flushSync();
-      this.store.reloadAll();
-    }
+  /** The stored JSON of document `id`, read from SQL. */
+  private storedById(id: string): string | undefined {
+    return (this.statements().byId.get(id) as { doc: string } | undefined)?.doc;
+  }
+
+  /** {@link storedById} kept for a read-mostly collection (see {@link readById}). */
+  private keptById(id: string): string | undefined {
+    this.store.seeOtherConnections();
     const key = `_id ${id}`;
     const hit = this.results.get(key);
     if (hit !== undefined && hit.version === this.version) {
-      return hit.json === '' ? null : (JSON.parse(hit.json) as ViewDocument);
+      return hit.json === '' ? undefined : hit.json;
     }
-    const json = (this.statements().byId.get(id) as { doc: string } | undefined)?.doc;
-    if (this.lookedUpVersion === this.version && (json?.length ?? 0) <= RESULT_CACHE_CHARACTERS) {
+    const json = this.storedById(id);
+    if (this.keptVersion === this.version && (json?.length ?? 0) <= RESULT_CACHE_CHARACTERS) {
       this.results.set(key, { version: this.version, json: json ?? '' });
     }
-    this.lookedUpVersion = this.version;
-    return json === undefined ? null : (JSON.parse(json) as ViewDocument);
+    this.keptVersion = this.version;
+    return json;
   }
 
   /**
@@ -778,12 +769,12 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   /**
    * The first document matching `filter`, a copy; by `_id` without touching SQL when given
-   * (through {@link lookUp} for the reads of callers, `reading`).
+   * (kept for the reads of callers, `keep`: see {@link readById}).
    */
-  private firstMatch(filter: Filter, reading = false): ViewDocument | null {
+  private firstMatch(filter: Filter, keep = false): ViewDocument | null {
     const id = filter._id;
     if (typeof id === 'string') {
-      const document = reading ? this.lookUp(id) : this.readById(id);
+      const document = this.readById(id, keep);
       return document !== null && compileFilter(filter)(document) ? document : null;
     }
     const [first] = this.cachedQuery(queryKey([filter, 1]), () =>
@@ -875,10 +866,7 @@ export class SqliteViewCollection implements ViewCollection, SqlCollection {
 
   countDocuments(filter: Filter): Promise<number> {
     this.ensure();
-    if (this.store.changedElsewhere()) {
-      this.store.flushSync();
-      this.store.reloadAll();
-    }
+    this.store.seeOtherConnections();
     const key = JSON.stringify(filter);
     // Kept current by every write, held ones too: no need to write them first.
     const cached = this.counts.get(key);

@@ -59,7 +59,7 @@ export class SqliteViewStore implements ViewStore {
   readonly options: Readonly<Required<SqliteViewStoreOptions>>;
   private readonly dataVersion: StatementSync;
   private seenVersion: number;
-  /** Set once {@link changedElsewhere} asked SQLite in the current turn of the event loop. */
+  /** Set once {@link seeOtherConnections} asked SQLite in the current turn of the event loop. */
   private checkedThisTurn = false;
 
   constructor(db: DatabaseSync, options: SqliteViewStoreOptions = {}) {
@@ -111,12 +111,22 @@ export class SqliteViewStore implements ViewStore {
   }
 
   /**
-   * Whether another connection committed since the last call: documents, shapes or indexes
-   * this process cached may be stale (processes sharing one data folder). Asked of SQLite once
-   * per turn of the event loop: the reads of one turn (a request, a batch of projected events)
-   * see the commits made elsewhere before it, as a read transaction would.
+   * Catches up with the commits of other connections (processes sharing one data folder): when
+   * one committed since the last call, the held changes are written and every collection drops
+   * what it cached of documents, shapes and indexes. Asked of SQLite once per turn of the event
+   * loop: the reads of one turn (a request, a batch of projected events) see the commits made
+   * elsewhere before it, as a read transaction would.
+   * @returns whether another connection had committed.
    */
-  changedElsewhere(): boolean {
+  seeOtherConnections(): boolean {
+    if (!this.changedElsewhere()) return false;
+    this.flushSync();
+    for (const collection of this.collections.values()) collection.reload();
+    return true;
+  }
+
+  /** Whether another connection committed since the last call (once per turn, see above). */
+  private changedElsewhere(): boolean {
     if (this.checkedThisTurn) return false;
     this.checkedThisTurn = true;
     setImmediate(() => {
@@ -130,11 +140,6 @@ export class SqliteViewStore implements ViewStore {
 
   private readDataVersion(): number {
     return (this.dataVersion.get() as { data_version: number }).data_version;
-  }
-
-  /** Tells every collection that another connection committed (see {@link changedElsewhere}). */
-  reloadAll(): void {
-    for (const collection of this.collections.values()) collection.reload();
   }
 
   /** Stores grown type masks of `collection` inside the caller's transaction. */
