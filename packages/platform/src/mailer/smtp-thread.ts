@@ -2,16 +2,14 @@
  * Entry point of the SMTP thread of an {@link SmtpMailer} (`smtp-mailer.ts`): a nodemailer pool
  * to the relay and the delivery journal. See the mailer for the design.
  */
-import { mkdirSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { dirname } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 
 import nodemailer from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 
+import { openDatabase } from '../sqlite/database.ts';
 import { LaneQueue } from './lanes.ts';
 import { PortBatch } from './port-batch.ts';
 import type { SmtpThreadOptions, SmtpThreadReply, SmtpThreadRequest } from './smtp-mailer.ts';
@@ -20,6 +18,8 @@ type SendRequest = Extract<SmtpThreadRequest, { kind: 'send' }>;
 
 /** Journal rows older than this are dropped at start (their email was recorded long ago), ms. */
 const JOURNAL_KEPT_MS = 30 * 24 * 3600 * 1000;
+/** Page cache of the journal's connection, MiB (its rows are few and small). */
+const JOURNAL_CACHE_MB = 2;
 
 interface SmtpFailure {
   responseCode?: number;
@@ -31,12 +31,11 @@ if (port === null) throw new Error('smtp-thread.ts runs as a worker thread');
 const options = workerData as SmtpThreadOptions;
 const url = new URL(options.url);
 
-if (options.journal !== ':memory:') mkdirSync(dirname(options.journal), { recursive: true });
-const journal = new DatabaseSync(options.journal);
-journal.exec(`PRAGMA busy_timeout = 5000;
-  PRAGMA journal_mode = WAL;
-  PRAGMA synchronous = ${options.synchronous};
-  CREATE TABLE IF NOT EXISTS accepted (
+const journal = openDatabase(options.journal, {
+  synchronous: options.synchronous,
+  cacheMb: JOURNAL_CACHE_MB,
+});
+journal.exec(`CREATE TABLE IF NOT EXISTS accepted (
     email_id TEXT PRIMARY KEY, message_id TEXT NOT NULL, response TEXT NOT NULL,
     accepted_at INTEGER NOT NULL) WITHOUT ROWID;`);
 journal.prepare('DELETE FROM accepted WHERE accepted_at < ?').run(Date.now() - JOURNAL_KEPT_MS);

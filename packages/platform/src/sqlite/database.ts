@@ -29,16 +29,48 @@ export const DEFAULT_CACHE_MB = 64;
 export function openDatabase(path: string, options: DatabaseOptions = {}): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
-  // The busy timeout first: a process that opens the file while another one switches it to WAL
-  // waits for that switch instead of failing with "database is locked".
-  db.exec(`PRAGMA busy_timeout = 5000;
-    PRAGMA journal_mode = WAL;
-    PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  switchToWal(db);
+  db.exec(`PRAGMA synchronous = ${options.synchronous ?? 'NORMAL'};
     PRAGMA temp_store = FILE;
     PRAGMA secure_delete = ON;
     PRAGMA wal_autocheckpoint = 1000;
     PRAGMA cache_size = ${-Math.round((options.cacheMb ?? DEFAULT_CACHE_MB) * 1024)};`);
   return db;
+}
+
+/** How long a connection waits for another one's lock before "database is locked", ms. */
+const BUSY_TIMEOUT_MS = 5000;
+/** Pause between two tries of the switch to WAL, ms. */
+const WAL_SWITCH_RETRY_MS = 10;
+/** SQLite's primary result code for a lock held by another connection. */
+const SQLITE_BUSY = 5;
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Puts the file of `db` in WAL mode (a no-op once it is). On a file still in rollback mode (a new
+ * one, which several processes may open together) another connection holding the write lock
+ * (its own switch, say) makes SQLite answer SQLITE_BUSY at once, without the busy handler, as
+ * waiting while holding the read lock the switch took could deadlock
+ * (https://sqlite.org/c3ref/busy_handler.html). The switch is tried again, its lock released,
+ * every 10 ms for up to the busy timeout.
+ *
+ * @throws the last error ("database is locked") when the file stayed locked that long, or any
+ *   other error of SQLite at once
+ */
+function switchToWal(db: DatabaseSync): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      db.exec('PRAGMA journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { errcode?: unknown }).errcode !== SQLITE_BUSY || Date.now() >= deadline) {
+        throw error;
+      }
+      Atomics.wait(pause, 0, 0, WAL_SWITCH_RETRY_MS);
+    }
+  }
 }
 
 /**
