@@ -8,6 +8,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
+import { BUSY_TIMEOUT_MS } from '../sqlite/database.ts';
 import { LogReader } from './log-reader.ts';
 import type { ReadAheadAnswer, ReadAheadRequest } from './read-ahead.ts';
 import { SubjectKeys } from './subject-keys.ts';
@@ -17,7 +18,7 @@ if (port === null) throw new Error('read-ahead-thread.ts runs as a worker thread
 const { path } = workerData as { path: string };
 
 const db = new DatabaseSync(path);
-db.exec('PRAGMA busy_timeout = 5000');
+db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
 const keys = new SubjectKeys(db);
 const reader = new LogReader(db, keys);
 

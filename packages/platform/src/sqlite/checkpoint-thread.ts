@@ -13,7 +13,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { logState } from './database.ts';
+import { BUSY_TIMEOUT_MS, logState } from './database.ts';
 
 const port = parentPort;
 if (port === null) throw new Error('checkpoint-thread.ts runs as a worker thread');
@@ -26,7 +26,7 @@ const { path, intervalMs, restartBytes, idleMs, quietBytes } = workerData as {
 };
 
 const db = new DatabaseSync(path);
-db.exec('PRAGMA busy_timeout = 5000');
+db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
 const pageSize = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
 const passive = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
 const restart = db.prepare('PRAGMA wal_checkpoint(RESTART)');

@@ -8,7 +8,8 @@ import { openDatabase } from './database.ts';
 
 /**
  * A process that opens the new database at `DB`, takes its write lock while the file is still in
- * rollback mode (as a process switching it to WAL does), says so, and lets go after `HOLD_MS` (long enough for the test to see the lock held, short of the busy timeout).
+ * rollback mode (as a process switching it to WAL does), says so, and lets go after `HOLD_MS`
+ * (long enough for the test to see the lock held, short of the busy timeout).
  */
 const HOLDER = `
 const { DatabaseSync } = require('node:sqlite');

@@ -40,7 +40,7 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
 }
 
 /** How long a connection waits for another one's lock before "database is locked", ms. */
-const BUSY_TIMEOUT_MS = 5000;
+export const BUSY_TIMEOUT_MS = 5000;
 /** Pause between two tries of the switch to WAL, ms. */
 const WAL_SWITCH_RETRY_MS = 10;
 /** SQLite's primary result code for a lock held by another connection. */
